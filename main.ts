@@ -1,0 +1,112 @@
+/**
+ * tmux-mcp: an MCP server (stdio) that lets an AI agent work inside tmux.
+ *
+ * Start-up: read the settings, find tmux, make sure the driven server is
+ * there (the own one is started on demand), then serve until stdin ends.
+ *
+ * @module
+ */
+
+import process from "node:process";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { CATALOG } from "./mcp/catalog.ts";
+import {
+  capabilitiesDocument,
+  capabilitiesProvider,
+  type RuntimeFacts,
+} from "./mcp/capabilities.ts";
+import { buildInstructions } from "./mcp/instructions.ts";
+import { TmuxMcpServer } from "./mcp/server.ts";
+import { checkToolNames, parseSettings, SettingsError, USAGE } from "./mcp/settings.ts";
+import { selectTools } from "./mcp/toolsets.ts";
+import { SERVER_NAME, SERVER_VERSION } from "./mcp/version.ts";
+import { Caller } from "./tmux/caller.ts";
+import { createTransport, isOwnSocket, Tmux } from "./tmux/client.ts";
+import { readEnv } from "./tmux/environment.ts";
+import { TmuxError } from "./tmux/errors.ts";
+import { locateTmux } from "./tmux/locate.ts";
+
+/** Prints one clear line to stderr and exits 1: the start-up failure path. */
+function fail(message: string): never {
+  console.error(`tmux-mcp: ${message}`);
+  Deno.exit(1);
+}
+
+async function main(argv: string[]): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseSettings(argv, readEnv);
+    checkToolNames(parsed.settings, CATALOG.map((tool) => tool.name));
+  } catch (error) {
+    if (error instanceof SettingsError) fail(error.message);
+    throw error;
+  }
+  const { action, settings, notes } = parsed;
+  if (action === "help") {
+    console.log(USAGE);
+    return;
+  }
+  if (action === "version") {
+    console.log(`${SERVER_NAME} ${SERVER_VERSION}`);
+    return;
+  }
+  const tools = selectTools(CATALOG, settings.toolsets, settings.tools, settings.excludeTools);
+  const facts: RuntimeFacts = { tmuxBinary: null, tmuxVersion: null, startedServer: null };
+  if (action === "print-capabilities") {
+    console.log(JSON.stringify(capabilitiesDocument(settings, tools, facts), null, 2));
+    return;
+  }
+  for (const note of notes) console.error(`tmux-mcp: ${note}`);
+
+  let tmux: Tmux;
+  let callerPane: string | null = null;
+  const caller = new Caller({ tmux: readEnv("TMUX"), pane: readEnv("TMUX_PANE") });
+  try {
+    const found = await locateTmux(settings.tmuxBinary);
+    facts.tmuxBinary = found.binary;
+    facts.tmuxVersion = found.version;
+    tmux = new Tmux(
+      found.binary,
+      settings.socket,
+      createTransport(found.binary, settings.socket, settings.transport),
+    );
+    if (isOwnSocket(settings.socket)) facts.startedServer = await tmux.ensureOwnServer();
+    callerPane = await caller.verifiedPane(tmux);
+  } catch (error) {
+    if (error instanceof TmuxError) fail(`${error.message.replace(/\.$/, "")}. ${error.hint}`);
+    throw error;
+  }
+
+  const selected = tools.map((tool) => tool.name);
+  const mcp = new TmuxMcpServer({
+    tmux,
+    settings,
+    caller,
+    tools,
+    resources: [capabilitiesProvider(() => capabilitiesDocument(settings, tools, facts))],
+    instructions: buildInstructions(settings, selected, callerPane),
+  });
+
+  let closing = false;
+  const shutdown = async () => {
+    if (closing) return;
+    closing = true;
+    mcp.dispose();
+    // Never let a stuck transport keep the process past the one-second promise.
+    const deadline = new Promise((resolve) => setTimeout(resolve, 500));
+    await Promise.race([Promise.allSettled([tmux.close(), mcp.server.close()]), deadline]);
+    Deno.exit(0);
+  };
+  process.stdin.on("end", shutdown);
+  process.stdin.on("close", shutdown);
+  await mcp.server.connect(new StdioServerTransport());
+  console.error(
+    `${SERVER_NAME} ${SERVER_VERSION}: driving ${tmux.label} with ${facts.tmuxVersion} (${settings.transport} transport); tools: ${
+      selected.join(",")
+    }`,
+  );
+}
+
+if (import.meta.main) {
+  await main(Deno.args);
+}

@@ -1,0 +1,97 @@
+/**
+ * Line and byte budgets for text results (CONTRACT §4): keep the newest
+ * lines, first at most `maxLines`, then at most the byte budget, cutting only
+ * on UTF-8 character boundaries.
+ *
+ * @module
+ */
+
+/** Text lines with what was cut to fit the budgets. */
+export interface Content {
+  /** The kept lines, oldest first. */
+  lines: string[];
+  /** True when anything was dropped. */
+  truncated: boolean;
+  /** Lines dropped entirely (the oldest ones). */
+  droppedLines: number;
+  /** UTF-8 bytes dropped in all, including those of dropped lines and of a cut line. */
+  droppedBytes: number;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** UTF-8 length of `text`. */
+export function utf8Length(text: string): number {
+  // Fast path: ASCII-only strings are their own length.
+  // deno-lint-ignore no-control-regex
+  return /^[\x00-\x7f]*$/.test(text) ? text.length : encoder.encode(text).length;
+}
+
+/** Keeps the last `maxBytes` UTF-8 bytes of `text`, starting on a character boundary. */
+export function keepTailBytes(text: string, maxBytes: number): string {
+  const bytes = encoder.encode(text);
+  if (bytes.length <= maxBytes) return text;
+  let start = bytes.length - Math.max(0, maxBytes);
+  while (start < bytes.length && (bytes[start] & 0xc0) === 0x80) start++;
+  return decoder.decode(bytes.subarray(start));
+}
+
+/**
+ * Fits `lines` into `maxLines` lines and `maxBytes` bytes (lines counted with
+ * one newline byte each), keeping the newest. A newest line longer than the
+ * byte budget keeps its end.
+ */
+export function budgetLines(lines: readonly string[], maxLines: number, maxBytes: number): Content {
+  const total = lines.reduce((sum, line) => sum + utf8Length(line) + 1, 0);
+  let kept = lines.slice(Math.max(0, lines.length - Math.max(0, maxLines)));
+  let bytes = kept.reduce((sum, line) => sum + utf8Length(line) + 1, 0);
+  let first = 0;
+  while (bytes > maxBytes && first < kept.length - 1) {
+    bytes -= utf8Length(kept[first]) + 1;
+    first++;
+  }
+  kept = kept.slice(first);
+  if (bytes > maxBytes && kept.length === 1) {
+    kept = [keepTailBytes(kept[0], Math.max(0, maxBytes - 1))];
+    bytes = utf8Length(kept[0]) + 1;
+  }
+  if (maxBytes <= 0) {
+    kept = [];
+    bytes = 0;
+  }
+  const droppedLines = lines.length - kept.length;
+  const droppedBytes = total - bytes;
+  return {
+    lines: kept,
+    truncated: droppedLines > 0 || droppedBytes > 0,
+    droppedLines,
+    droppedBytes,
+  };
+}
+
+/** True when `value` has the shape of a {@link Content}. */
+export function isContent(value: unknown): value is Content {
+  if (typeof value !== "object" || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return Array.isArray(v.lines) && typeof v.truncated === "boolean" &&
+    typeof v.droppedLines === "number" && typeof v.droppedBytes === "number";
+}
+
+/** Drops the oldest `bytesToDrop` bytes (at least) from `content`, in place. */
+export function shrinkContent(content: Content, bytesToDrop: number): void {
+  const size = content.lines.reduce((sum, line) => sum + utf8Length(line) + 1, 0);
+  const next = budgetLines(content.lines, content.lines.length, Math.max(0, size - bytesToDrop));
+  content.droppedLines += content.lines.length - next.lines.length;
+  content.droppedBytes += size - next.lines.reduce((sum, line) => sum + utf8Length(line) + 1, 0);
+  content.lines = next.lines;
+  content.truncated = content.truncated || content.droppedLines > 0 || content.droppedBytes > 0;
+}
+
+/** A text rendering of `content` under a one-line `header`, saying what was cut. */
+export function contentText(header: string, content: Content): string {
+  const cut = content.truncated
+    ? ` (truncated: ${content.droppedLines} older lines and ${content.droppedBytes} bytes dropped)`
+    : "";
+  return [`${header}: ${content.lines.length} lines${cut}`, ...content.lines].join("\n");
+}

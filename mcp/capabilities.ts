@@ -1,0 +1,86 @@
+/**
+ * The `tmux://capabilities` document (CONTRACT §7): what this server is,
+ * which tmux it drives and why, and what every offered tool may do.
+ *
+ * @module
+ */
+
+import { isOwnSocket } from "../tmux/client.ts";
+import { type AnyTool, CAPABILITY_META_KEY } from "./registry.ts";
+import type { ResourceProvider } from "./resources.ts";
+import type { Settings } from "./settings.ts";
+import { SERVER_NAME, SERVER_VERSION } from "./version.ts";
+
+/** Facts learned at start-up that the document reports. */
+export interface RuntimeFacts {
+  /** The tmux executable used, when known. */
+  tmuxBinary: string | null;
+  /** `tmux -V` output, when known. */
+  tmuxVersion: string | null;
+  /** Whether this process started the driven tmux server; null when not checked. */
+  startedServer: boolean | null;
+}
+
+/** The URI of the capabilities resource. */
+export const CAPABILITIES_URI = "tmux://capabilities";
+
+/** Builds the capabilities document. */
+export function capabilitiesDocument(
+  settings: Settings,
+  tools: readonly AnyTool[],
+  facts: RuntimeFacts,
+): Record<string, unknown> {
+  const socket = settings.socket;
+  return {
+    server: { name: SERVER_NAME, version: SERVER_VERSION },
+    tmux: {
+      socket: socket.kind === "name" ? { name: socket.name } : { path: socket.path },
+      chosenBy: socket.source === "default"
+        ? "default: the server's own tmux server"
+        : socket.source === "flag"
+        ? `flag ${socket.kind === "name" ? "--socket" : "--socket-path"}`
+        : `environment ${socket.kind === "name" ? "LIBTMUX_SOCKET" : "LIBTMUX_SOCKET_PATH"}`,
+      ownServer: isOwnSocket(socket),
+      startedByThisProcess: facts.startedServer,
+      binary: facts.tmuxBinary,
+      version: facts.tmuxVersion,
+      transport: settings.transport,
+      attachCommand: socket.kind === "name"
+        ? `tmux -L ${socket.name} attach`
+        : `tmux -S ${socket.path} attach`,
+    },
+    toolsets: settings.toolsets,
+    toolsetsChosenBy: settings.toolsetsSource,
+    limits: {
+      maxLines: settings.maxLines,
+      maxBytes: settings.maxBytes,
+      waitMaxSeconds: settings.waitMaxSeconds,
+    },
+    tools: tools.map((tool) => ({
+      name: tool.name,
+      title: tool.title,
+      toolset: tool.capability.toolset,
+      [CAPABILITY_META_KEY]: tool.capability,
+    })),
+  };
+}
+
+/** The provider serving the capabilities document. */
+export function capabilitiesProvider(document: () => Record<string, unknown>): ResourceProvider {
+  return {
+    list: () =>
+      Promise.resolve([{
+        uri: CAPABILITIES_URI,
+        name: "capabilities",
+        description:
+          "This server's version, driven tmux socket, toolsets and each tool's capability record.",
+        mimeType: "application/json",
+      }]),
+    read: (uri) =>
+      Promise.resolve(
+        uri === CAPABILITIES_URI
+          ? [{ uri, mimeType: "application/json", text: JSON.stringify(document(), null, 2) }]
+          : null,
+      ),
+  };
+}

@@ -1,0 +1,29 @@
+/**
+ * Every tool this server implements. Selection (toolsets, --tools,
+ * --exclude-tools) picks from here.
+ *
+ * @module
+ */
+
+import type { AnyTool } from "./registry.ts";
+import { capturePane } from "../tools/capture_pane.ts";
+import { getPaneInfo } from "../tools/get_pane_info.ts";
+import { getSessionInfo } from "../tools/get_session_info.ts";
+import { getWindowInfo } from "../tools/get_window_info.ts";
+import { listPanes } from "../tools/list_panes.ts";
+import { listSessions } from "../tools/list_sessions.ts";
+import { listWindows } from "../tools/list_windows.ts";
+import { snapshotPane } from "../tools/snapshot_pane.ts";
+
+/** All implemented tools, in the contract's order within each toolset. */
+export const CATALOG: readonly AnyTool[] = [
+  // inspect
+  listSessions,
+  listWindows,
+  listPanes,
+  getSessionInfo,
+  getWindowInfo,
+  getPaneInfo,
+  capturePane,
+  snapshotPane,
+];

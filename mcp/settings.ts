@@ -1,0 +1,294 @@
+/**
+ * The settings of CONTRACT §2: every setting is a flag and an environment
+ * variable, the flag wins. Parsing is pure: the environment comes in as a
+ * function and problems come back as a {@link SettingsError}.
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import { OWN_SOCKET_NAME, type SocketChoice, type TransportMode } from "../tmux/client.ts";
+import { defaultToolsets, SAFETY_LEVELS, type Toolset, TOOLSETS } from "./toolsets.ts";
+
+/** The resolved settings of one server process. */
+export interface Settings {
+  /** The driven tmux server. */
+  socket: SocketChoice;
+  /** The tmux executable named by the user, or null to search the usual places. */
+  tmuxBinary: string | null;
+  /** Selected toolsets and where the choice came from. */
+  toolsets: Toolset[];
+  /** How the toolsets were chosen. */
+  toolsetsSource: "default" | "flag" | "env" | "safety";
+  /** Tools added after toolsets. */
+  tools: string[];
+  /** Tools removed last. */
+  excludeTools: string[];
+  /** Line budget of text results. */
+  maxLines: number;
+  /** Byte budget of any single result. */
+  maxBytes: number;
+  /** Ceiling of every wait, in seconds. */
+  waitMaxSeconds: number;
+  /** How commands reach tmux. */
+  transport: TransportMode;
+}
+
+/** What the command line asks for. */
+export type Action = "serve" | "help" | "version" | "print-capabilities";
+
+/** A setting that stops start-up, with a message fit for one stderr line. */
+export class SettingsError extends Error {
+  /** `message` says what is wrong and how to fix it. */
+  constructor(message: string) {
+    super(message);
+    this.name = "SettingsError";
+  }
+}
+
+/** Result of {@link parseSettings}. */
+export interface Parsed {
+  /** What to do. */
+  action: Action;
+  /** The settings (also for help/version, with defaults). */
+  settings: Settings;
+  /** Notes for stderr, such as clamped numbers. */
+  notes: string[];
+}
+
+/** Every environment variable the settings read. */
+export const SETTING_ENV_NAMES = [
+  "LIBTMUX_SOCKET",
+  "LIBTMUX_SOCKET_PATH",
+  "LIBTMUX_TMUX_BIN",
+  "LIBTMUX_TOOLSETS",
+  "LIBTMUX_TOOLS",
+  "LIBTMUX_EXCLUDE_TOOLS",
+  "LIBTMUX_MCP_MAX_LINES",
+  "LIBTMUX_MCP_MAX_BYTES",
+  "LIBTMUX_MCP_WAIT_MAX_SECONDS",
+  "LIBTMUX_MCP_TRANSPORT",
+  "LIBTMUX_SAFETY",
+] as const;
+
+const NUMBERS = {
+  "max-lines": { env: "LIBTMUX_MCP_MAX_LINES", fallback: 500, min: 10, max: 100_000 },
+  "max-bytes": { env: "LIBTMUX_MCP_MAX_BYTES", fallback: 128_000, min: 4_000, max: 4_000_000 },
+  "wait-max-seconds": { env: "LIBTMUX_MCP_WAIT_MAX_SECONDS", fallback: 30, min: 1, max: 600 },
+} as const;
+
+/** The usage text of `--help`. */
+export const USAGE = `Usage: tmux-mcp [options]
+
+An MCP server (stdio) that lets an AI agent work inside tmux.
+
+Options (each also an environment variable; the flag wins):
+  -L, --socket NAME          tmux socket name (LIBTMUX_SOCKET; default libtmux-mcp)
+  -S, --socket-path PATH     absolute tmux socket path (LIBTMUX_SOCKET_PATH)
+      --tmux PATH            the tmux executable (LIBTMUX_TMUX_BIN)
+      --toolsets LIST        inspect,manage,execute,teardown (LIBTMUX_TOOLSETS)
+      --tools LIST           tools added after toolsets (LIBTMUX_TOOLS)
+      --exclude-tools LIST   tools removed last (LIBTMUX_EXCLUDE_TOOLS)
+      --max-lines N          line budget, 10-100000 (LIBTMUX_MCP_MAX_LINES; 500)
+      --max-bytes N          byte budget, 4000-4000000 (LIBTMUX_MCP_MAX_BYTES; 128000)
+      --wait-max-seconds N   wait ceiling, 1-600 (LIBTMUX_MCP_WAIT_MAX_SECONDS; 30)
+      --transport MODE       control or process (LIBTMUX_MCP_TRANSPORT; control)
+      --print-capabilities   print the tmux://capabilities document and exit
+  -h, --help                 show this help
+  -V, --version              show the version
+
+Watch the agent's work with: tmux -L libtmux-mcp attach
+`;
+
+/** Parses `argv` and the environment (read through `env`) into settings. */
+export function parseSettings(
+  argv: string[],
+  env: (name: string) => string | undefined,
+): Parsed {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        socket: { type: "string", short: "L" },
+        "socket-path": { type: "string", short: "S" },
+        tmux: { type: "string" },
+        toolsets: { type: "string" },
+        tools: { type: "string" },
+        "exclude-tools": { type: "string" },
+        "max-lines": { type: "string" },
+        "max-bytes": { type: "string" },
+        "wait-max-seconds": { type: "string" },
+        transport: { type: "string" },
+        "print-capabilities": { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+        version: { type: "boolean", short: "V" },
+      },
+    }));
+  } catch (error) {
+    const detail = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    throw new SettingsError(`${detail.replace(/\.$/, "")}. Run with --help for the options.`);
+  }
+  const action: Action = values.help
+    ? "help"
+    : values.version
+    ? "version"
+    : values["print-capabilities"]
+    ? "print-capabilities"
+    : "serve";
+
+  const notes: string[] = [];
+  const pick = (flag: string, envName: string): { value?: string; from: "flag" | "env" } => {
+    const flagValue = values[flag];
+    if (typeof flagValue === "string") {
+      return { value: checkText(flagValue, `--${flag}`), from: "flag" };
+    }
+    const envValue = env(envName);
+    return {
+      value: envValue === undefined ? undefined : checkText(envValue, envName),
+      from: "env",
+    };
+  };
+
+  const name = pick("socket", "LIBTMUX_SOCKET");
+  const path = pick("socket-path", "LIBTMUX_SOCKET_PATH");
+  let socket: SocketChoice;
+  if (name.value !== undefined && path.value !== undefined) {
+    throw new SettingsError(
+      "both a socket name (-L/LIBTMUX_SOCKET) and a socket path (-S/LIBTMUX_SOCKET_PATH) are set; keep one.",
+    );
+  }
+  if (path.value !== undefined) {
+    if (!path.value.startsWith("/")) {
+      throw new SettingsError("the socket path must be absolute (start with /).");
+    }
+    socket = { kind: "path", path: path.value, source: path.from };
+  } else if (name.value !== undefined) {
+    if (name.value === "" || name.value.includes("/")) {
+      throw new SettingsError(
+        "the socket name must be non-empty and without '/'; use --socket-path for a path.",
+      );
+    }
+    socket = { kind: "name", name: name.value, source: name.from };
+  } else {
+    socket = { kind: "name", name: OWN_SOCKET_NAME, source: "default" };
+  }
+  const own = socket.kind === "name" && socket.name === OWN_SOCKET_NAME &&
+    socket.source === "default";
+
+  const toolsetsArg = pick("toolsets", "LIBTMUX_TOOLSETS");
+  const safety = env("LIBTMUX_SAFETY");
+  let toolsets: Toolset[];
+  let toolsetsSource: Settings["toolsetsSource"];
+  if (toolsetsArg.value !== undefined) {
+    if (toolsetsArg.from === "env" && safety !== undefined) {
+      throw new SettingsError(
+        "LIBTMUX_SAFETY and LIBTMUX_TOOLSETS are both set; keep LIBTMUX_TOOLSETS.",
+      );
+    }
+    toolsets = parseToolsets(toolsetsArg.value);
+    toolsetsSource = toolsetsArg.from;
+  } else if (safety !== undefined) {
+    const level = SAFETY_LEVELS[checkText(safety, "LIBTMUX_SAFETY").trim()];
+    if (!level) {
+      throw new SettingsError(
+        `LIBTMUX_SAFETY must be one of ${Object.keys(SAFETY_LEVELS).join(", ")}.`,
+      );
+    }
+    toolsets = [...level];
+    toolsetsSource = "safety";
+  } else {
+    toolsets = defaultToolsets(own);
+    toolsetsSource = "default";
+  }
+
+  const numbers = {} as Record<keyof typeof NUMBERS, number>;
+  for (
+    const [flag, spec] of Object.entries(NUMBERS) as [
+      keyof typeof NUMBERS,
+      typeof NUMBERS[keyof typeof NUMBERS],
+    ][]
+  ) {
+    const raw = pick(flag, spec.env).value;
+    if (raw === undefined) {
+      numbers[flag] = spec.fallback;
+      continue;
+    }
+    if (!/^\s*-?\d+\s*$/.test(raw)) {
+      throw new SettingsError(
+        `--${flag} (${spec.env}) must be a whole number from ${spec.min} to ${spec.max}.`,
+      );
+    }
+    const n = Number(raw);
+    const clamped = Math.min(spec.max, Math.max(spec.min, n));
+    if (clamped !== n) {
+      notes.push(`--${flag} clamped to ${clamped} (allowed ${spec.min}-${spec.max})`);
+    }
+    numbers[flag] = clamped;
+  }
+
+  const transportRaw = pick("transport", "LIBTMUX_MCP_TRANSPORT").value ?? "control";
+  if (transportRaw !== "control" && transportRaw !== "process") {
+    throw new SettingsError("--transport (LIBTMUX_MCP_TRANSPORT) must be control or process.");
+  }
+
+  return {
+    action,
+    notes,
+    settings: {
+      socket,
+      tmuxBinary: pick("tmux", "LIBTMUX_TMUX_BIN").value || null,
+      toolsets,
+      toolsetsSource,
+      tools: parseList(pick("tools", "LIBTMUX_TOOLS").value),
+      excludeTools: parseList(pick("exclude-tools", "LIBTMUX_EXCLUDE_TOOLS").value),
+      maxLines: numbers["max-lines"],
+      maxBytes: numbers["max-bytes"],
+      waitMaxSeconds: numbers["wait-max-seconds"],
+      transport: transportRaw,
+    },
+  };
+}
+
+/** Checks that named tools exist; throws a SettingsError listing the valid names. */
+export function checkToolNames(settings: Settings, known: readonly string[]): void {
+  for (
+    const [label, list] of [["--tools", settings.tools], [
+      "--exclude-tools",
+      settings.excludeTools,
+    ]] as const
+  ) {
+    const unknown = list.filter((name) => !known.includes(name));
+    if (unknown.length > 0) {
+      throw new SettingsError(
+        `${label} names unknown tools (${unknown.join(", ")}); valid tools: ${known.join(", ")}.`,
+      );
+    }
+  }
+}
+
+function parseToolsets(raw: string): Toolset[] {
+  const names = parseList(raw);
+  const unknown = names.filter((name) => !(TOOLSETS as readonly string[]).includes(name));
+  if (unknown.length > 0) {
+    throw new SettingsError(
+      `unknown toolsets (${unknown.join(", ")}); valid toolsets: ${TOOLSETS.join(", ")}.`,
+    );
+  }
+  return names as Toolset[];
+}
+
+function parseList(raw: string | undefined): string[] {
+  if (raw === undefined) return [];
+  return [...new Set(raw.split(",").map((s) => s.trim()).filter((s) => s !== ""))];
+}
+
+function checkText(value: string, label: string): string {
+  // deno-lint-ignore no-control-regex
+  if (/[\x00-\x1f\x7f]/.test(value)) {
+    throw new SettingsError(`${label} contains control characters; remove them.`);
+  }
+  return value;
+}

@@ -1,0 +1,181 @@
+/**
+ * Test harness: a private tmux server per test, and the MCP server spawned
+ * over stdio exactly as `deno task start` runs it, driven by the SDK client.
+ *
+ * @module
+ */
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import config from "../deno.json" with { type: "json" };
+
+const ROOT = new URL("../", import.meta.url).pathname;
+
+/** The argv of `deno task start`, read from deno.json: the one place the flags live. */
+export function startCommand(): string[] {
+  return config.tasks.start.split(/\s+/).filter((part) => part !== "");
+}
+
+/** Runs tmux against `socketPath`; resolves with stdout, throws with stderr on failure. */
+export async function tmuxAt(socketPath: string, ...args: string[]): Promise<string> {
+  const out = await new Deno.Command("tmux", {
+    args: ["-S", socketPath, "-f", "/dev/null", ...args],
+    stdout: "piped",
+    stderr: "piped",
+    stdin: "null",
+  }).output();
+  const stdout = new TextDecoder().decode(out.stdout);
+  if (out.code !== 0) {
+    throw new Error(
+      `tmux ${args.join(" ")} failed: ${new TextDecoder().decode(out.stderr).trim()}`,
+    );
+  }
+  return stdout.endsWith("\n") ? stdout.slice(0, -1) : stdout;
+}
+
+/** A private tmux server on a socket in a fresh temporary directory. */
+export class TmuxFixture {
+  private constructor(readonly dir: string, readonly socketPath: string) {}
+
+  /** Starts a server with one detached session `main` (sized `width`x`height`). */
+  static async start(
+    options: { session?: string; width?: number; height?: number } = {},
+  ): Promise<TmuxFixture> {
+    const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-test-" });
+    const fixture = new TmuxFixture(dir, `${dir}/tmux.sock`);
+    if (options.session !== "") {
+      await fixture.tmux(
+        "new-session",
+        "-d",
+        "-s",
+        options.session ?? "main",
+        "-x",
+        String(options.width ?? 100),
+        "-y",
+        String(options.height ?? 30),
+      );
+    }
+    return fixture;
+  }
+
+  /** Creates a fixture directory without starting any tmux server. */
+  static async empty(): Promise<TmuxFixture> {
+    return await TmuxFixture.start({ session: "" });
+  }
+
+  /** Runs a tmux command on this server. */
+  tmux(...args: string[]): Promise<string> {
+    return tmuxAt(this.socketPath, ...args);
+  }
+
+  /** Types `text` and Enter into `pane` and waits until the shell signals `channel`. */
+  async runInPane(pane: string, command: string): Promise<void> {
+    const channel = `t${crypto.randomUUID().slice(0, 8)}`;
+    const waiting = this.tmux("wait-for", channel);
+    await this.tmux(
+      "send-keys",
+      "-t",
+      pane,
+      "-l",
+      `${command}; tmux -S '${this.socketPath}' wait-for -S ${channel}`,
+    );
+    await this.tmux("send-keys", "-t", pane, "Enter");
+    await waiting;
+  }
+
+  /** Kills the server (if any) and removes the directory. */
+  async close(): Promise<void> {
+    try {
+      await this.tmux("kill-server");
+    } catch {
+      // No server running: nothing to kill.
+    }
+    await Deno.remove(this.dir, { recursive: true }).catch(() => {});
+  }
+}
+
+/** A running MCP server and its client. */
+export interface Session {
+  /** The SDK client connected over stdio. */
+  client: Client;
+  /** The transport (for its pid and stderr). */
+  transport: StdioClientTransport;
+  /** Everything the server wrote to stderr so far. */
+  stderr(): string;
+  /** Calls a tool; returns the raw result. */
+  call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
+  /** Calls a tool and returns its structuredContent, failing on an error result. */
+  ok<T = Record<string, unknown>>(name: string, args?: Record<string, unknown>): Promise<T>;
+  /** Calls a tool and returns its error text, failing on success. */
+  fails(name: string, args?: Record<string, unknown>): Promise<string>;
+  /** Closes the client and waits for the server process to exit. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link startServer}. */
+export interface ServerOptions {
+  /** Extra command-line arguments after main.ts. */
+  args?: string[];
+  /** Environment variables for the server (on top of a minimal PATH/HOME). */
+  env?: Record<string, string>;
+}
+
+/** Spawns the server with the shipped flags against `socketPath` and connects a client. */
+export async function startServer(
+  socketPath: string | null,
+  options: ServerOptions = {},
+): Promise<Session> {
+  const [command, ...flags] = startCommand();
+  const socketArgs = socketPath ? ["-S", socketPath] : [];
+  const transport = new StdioClientTransport({
+    command,
+    args: [
+      ...flags.map((f) => (f === "main.ts" ? `${ROOT}main.ts` : f)),
+      ...socketArgs,
+      ...(options.args ?? []),
+    ],
+    cwd: ROOT,
+    env: {
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      HOME: Deno.env.get("HOME") ?? "/tmp",
+      DENO_DIR: Deno.env.get("DENO_DIR") ?? "",
+      ...options.env,
+    },
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Uint8Array) => (stderr += new TextDecoder().decode(chunk)));
+  const client = new Client({ name: "tmux-mcp-tests", version: "0" });
+  await client.connect(transport);
+  const call = async (name: string, args: Record<string, unknown> = {}) =>
+    await client.callTool({ name, arguments: args }) as CallToolResult;
+  return {
+    client,
+    transport,
+    stderr: () => stderr,
+    call,
+    async ok<T>(name: string, args: Record<string, unknown> = {}) {
+      const result = await call(name, args);
+      if (result.isError) {
+        throw new Error(`${name} failed unexpectedly: ${JSON.stringify(result.content)}`);
+      }
+      return result.structuredContent as T;
+    },
+    async fails(name: string, args: Record<string, unknown> = {}) {
+      const result = await call(name, args);
+      if (!result.isError) {
+        throw new Error(
+          `${name} succeeded unexpectedly: ${JSON.stringify(result.structuredContent)}`,
+        );
+      }
+      if (result.structuredContent !== undefined) {
+        throw new Error(`${name} error carried structuredContent`);
+      }
+      return (result.content[0] as { text: string }).text;
+    },
+    async close() {
+      await client.close();
+    },
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * Which pane this server runs in, if any: read from `TMUX` and `TMUX_PANE`
+ * and trusted only when `TMUX` names the socket of the driven server.
+ *
+ * @module
+ */
+
+import type { Tmux } from "./client.ts";
+import { TmuxError } from "./errors.ts";
+
+/** What the environment says about the caller, before checking tmux. */
+export interface CallerEnvironment {
+  /** `TMUX`: `socket_path,server_pid,session_index`. */
+  tmux?: string;
+  /** `TMUX_PANE`: `%N`. */
+  pane?: string;
+}
+
+/** Parses `TMUX`; null when it is malformed. */
+export function parseTmuxVariable(value: string): { socketPath: string; pid: number } | null {
+  const match = value.match(/^(.+),(\d+),(-?\d+)$/);
+  if (!match) return null;
+  return { socketPath: match[1], pid: Number(match[2]) };
+}
+
+/** The caller's pane, resolved against the driven server once it runs. */
+export class Caller {
+  #verified: string | null | undefined;
+
+  /** Reads the caller from `env`. */
+  constructor(readonly env: CallerEnvironment) {}
+
+  /** The pane id named by `TMUX_PANE` when it has the shape of a pane id. */
+  get claimedPane(): string | null {
+    return this.env.pane && /^%\d+$/.test(this.env.pane) ? this.env.pane : null;
+  }
+
+  /**
+   * The caller's pane when it is verified to be on the driven server, else
+   * null. Resolved once the driven server answers, then cached.
+   */
+  async verifiedPane(tmux: Tmux): Promise<string | null> {
+    if (this.#verified !== undefined) return this.#verified;
+    const pane = this.claimedPane;
+    const parsed = this.env.tmux ? parseTmuxVariable(this.env.tmux) : null;
+    if (!pane || !parsed) return (this.#verified = null);
+    try {
+      const socketPath = await tmux.socketPath();
+      this.#verified = socketPath === parsed.socketPath ? pane : null;
+    } catch (error) {
+      // No server yet: nothing can be the caller now; ask again later.
+      if (error instanceof TmuxError && error.kind === "no_server") return null;
+      throw error;
+    }
+    return this.#verified;
+  }
+
+  /**
+   * The pane refusals must protect: the verified caller, or, when `TMUX` is
+   * malformed but `TMUX_PANE` is set, the pane that may be the caller.
+   */
+  async guardedPane(tmux: Tmux): Promise<string | null> {
+    const verified = await this.verifiedPane(tmux);
+    if (verified) return verified;
+    const malformed = this.env.tmux !== undefined && parseTmuxVariable(this.env.tmux) === null;
+    return malformed || (this.env.tmux === undefined && this.claimedPane) ? this.claimedPane : null;
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * The one entry point through which every tool talks to tmux: which server,
+ * which executable, and which transport carries the commands.
+ *
+ * @module
+ */
+
+import { ControlTransport } from "./control_transport.ts";
+import { TmuxError } from "./errors.ts";
+import { ProcessTransport } from "./process_transport.ts";
+import type { RunOptions, Transport } from "./transport.ts";
+
+/** Which tmux server is driven, and how it was chosen. */
+export type SocketChoice =
+  | { kind: "name"; name: string; source: "default" | "flag" | "env" }
+  | { kind: "path"; path: string; source: "flag" | "env" };
+
+/** The socket name of the server this process owns unless told otherwise. */
+export const OWN_SOCKET_NAME = "libtmux-mcp";
+
+/** True when `socket` is this server's own dedicated tmux server. */
+export function isOwnSocket(socket: SocketChoice): boolean {
+  return socket.kind === "name" && socket.name === OWN_SOCKET_NAME && socket.source === "default";
+}
+
+/** The tmux global arguments that select `socket`. */
+export function socketArgs(socket: SocketChoice): string[] {
+  const select = socket.kind === "name" ? ["-L", socket.name] : ["-S", socket.path];
+  // The own server never reads a user's configuration: its behaviour must not
+  // depend on whatever ~/.tmux.conf does.
+  return isOwnSocket(socket) ? [...select, "-f", "/dev/null"] : select;
+}
+
+/** A short human label for `socket`, used in error messages. */
+export function socketLabel(socket: SocketChoice): string {
+  return socket.kind === "name" ? `socket "${socket.name}"` : `socket ${socket.path}`;
+}
+
+/** How tool commands travel: a persistent control client or a process per call. */
+export type TransportMode = "control" | "process";
+
+/** Builds the transport for `mode`. */
+export function createTransport(
+  binary: string,
+  socket: SocketChoice,
+  mode: TransportMode,
+): Transport {
+  if (mode === "control") {
+    return new ControlTransport(binary, socketArgs(socket), socketLabel(socket));
+  }
+  return new ProcessTransport(binary, socketArgs(socket), socketLabel(socket));
+}
+
+/** The driven tmux server. */
+export class Tmux {
+  #socketPath: string | undefined;
+
+  /** Wraps `transport`, which talks to `socket` through `binary`. */
+  constructor(
+    readonly binary: string,
+    readonly socket: SocketChoice,
+    readonly transport: Transport,
+  ) {}
+
+  /** A short label of the driven socket for messages. */
+  get label(): string {
+    return socketLabel(this.socket);
+  }
+
+  /** Runs commands in one round trip; resolves with each command's output. */
+  run(commands: string[][], options?: RunOptions): Promise<string[]> {
+    return this.transport.run(commands, options);
+  }
+
+  /** Runs one command; resolves with its output. */
+  async one(command: string[], options?: RunOptions): Promise<string> {
+    const [out] = await this.transport.run([command], options);
+    return out;
+  }
+
+  /** The absolute socket path of the running server (cached once known). */
+  async socketPath(): Promise<string> {
+    if (this.#socketPath) return this.#socketPath;
+    if (this.socket.kind === "path") return (this.#socketPath = this.socket.path);
+    this.#socketPath = await this.one(["display-message", "-p", "#{socket_path}"]);
+    return this.#socketPath;
+  }
+
+  /**
+   * Makes sure the own server runs, kept alive without sessions. Resolves
+   * with true when this call started it. Only for the own socket.
+   */
+  async ensureOwnServer(): Promise<boolean> {
+    try {
+      await this.one(["set-option", "-s", "exit-empty", "off"]);
+      return false;
+    } catch (error) {
+      if (!(error instanceof TmuxError) || error.kind !== "no_server") throw error;
+    }
+    await this.run([["start-server"], ["set-option", "-s", "exit-empty", "off"]]);
+    return true;
+  }
+
+  /** Releases the transport. */
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * Finding a usable tmux executable: the one the user named, else `tmux` on
+ * PATH, else the usual absolute locations (GUI clients start servers with a
+ * minimal PATH, where Homebrew's tmux is not found).
+ *
+ * @module
+ */
+
+import { TmuxError } from "./errors.ts";
+import { missingTmux, spawnTmux } from "./spawn.ts";
+
+/** Absolute places tmux is installed by the common package managers, in search order. */
+export const TMUX_LOCATIONS = [
+  "/usr/bin/tmux",
+  "/usr/local/bin/tmux",
+  "/opt/homebrew/bin/tmux",
+  "/home/linuxbrew/.linuxbrew/bin/tmux",
+  "/run/current-system/sw/bin/tmux",
+  "/snap/bin/tmux",
+] as const;
+
+/** The oldest tmux this server supports. */
+export const MIN_TMUX = { major: 3, minor: 2 } as const;
+
+/** A tmux executable that answered `-V`. */
+export interface FoundTmux {
+  /** What to spawn. */
+  binary: string;
+  /** The `tmux -V` line, e.g. `tmux 3.3a`. */
+  version: string;
+}
+
+/** Parses `tmux -V` output into major/minor; null for builds without a number (master). */
+export function parseTmuxVersion(text: string): { major: number; minor: number } | null {
+  const match = text.match(/(\d+)\.(\d+)/);
+  return match ? { major: Number(match[1]), minor: Number(match[2]) } : null;
+}
+
+/** True when `version` (a `tmux -V` line) is at least {@link MIN_TMUX}. */
+export function isSupportedVersion(version: string): boolean {
+  const parsed = parseTmuxVersion(version);
+  if (!parsed) return /master|next/i.test(version);
+  return parsed.major > MIN_TMUX.major ||
+    (parsed.major === MIN_TMUX.major && parsed.minor >= MIN_TMUX.minor);
+}
+
+/**
+ * Finds tmux: `named` only when given, else PATH then {@link TMUX_LOCATIONS}.
+ * Throws a TmuxError saying how to install tmux or which setting to use.
+ */
+export async function locateTmux(named: string | null): Promise<FoundTmux> {
+  const candidates = named ? [named] : ["tmux", ...TMUX_LOCATIONS];
+  let lastMissing: TmuxError | undefined;
+  for (const binary of candidates) {
+    try {
+      const result = await spawnTmux(binary, ["-V"], { timeoutMs: 5000 });
+      const version = new TextDecoder().decode(result.stdout).trim();
+      if (result.code !== 0 || !version) continue;
+      if (!isSupportedVersion(version)) {
+        throw new TmuxError(
+          "missing",
+          `${version} at ${binary} is older than tmux ${MIN_TMUX.major}.${MIN_TMUX.minor}`,
+          "Install a newer tmux, or name one with --tmux /path/to/tmux.",
+        );
+      }
+      return { binary, version };
+    } catch (error) {
+      if (
+        error instanceof TmuxError && error.kind === "missing" && !/older than/.test(error.message)
+      ) {
+        lastMissing = error;
+        continue;
+      }
+      throw error;
+    }
+  }
+  if (named) throw lastMissing ?? missingTmux(named, false);
+  throw new TmuxError(
+    "missing",
+    `tmux was not found on PATH or in ${TMUX_LOCATIONS.join(", ")}`,
+    "Install tmux 3.2 or newer (apt-get install tmux, brew install tmux), or name it with --tmux /path/to/tmux (the path must also be allowed by --allow-run).",
+  );
+}

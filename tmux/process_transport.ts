@@ -1,0 +1,62 @@
+/**
+ * The simplest way to reach tmux: one `tmux` process per round trip, with
+ * the commands chained in its argument vector.
+ *
+ * @module
+ */
+
+import { classifyTmuxFailure } from "./errors.ts";
+import { spawnTmux } from "./spawn.ts";
+import type { RunOptions, Transport } from "./transport.ts";
+
+const decoder = new TextDecoder();
+
+/**
+ * Encodes one argument for tmux's argument-vector parser: an argument that
+ * ends in `;` would end the command, so its last `;` is escaped as `\;`.
+ */
+export function encodeArgument(arg: string): string {
+  return arg.endsWith(";") ? `${arg.slice(0, -1)}\\;` : arg;
+}
+
+/** One `tmux` process per round trip. */
+export class ProcessTransport implements Transport {
+  readonly name = "process";
+  readonly #marker = `tmux-mcp-split-${crypto.randomUUID()}`;
+
+  /** `binary` is the tmux executable; `globalArgs` select the socket (and config). */
+  constructor(
+    readonly binary: string,
+    readonly globalArgs: string[],
+    readonly socketLabel: string,
+  ) {}
+
+  /** Runs the commands chained in one process; outputs are split on a marker line. */
+  async run(commands: string[][], options: RunOptions = {}): Promise<string[]> {
+    const args = [...this.globalArgs];
+    commands.forEach((command, i) => {
+      if (i > 0) args.push(";", "display-message", "-p", this.#marker, ";");
+      args.push(...command.map(encodeArgument));
+    });
+    const result = await spawnTmux(this.binary, args, options);
+    const stdout = decoder.decode(result.stdout);
+    if (result.code !== 0) {
+      throw classifyTmuxFailure(decoder.decode(result.stderr), this.socketLabel);
+    }
+    const parts = stdout.split(`${this.#marker}\n`);
+    if (parts.length !== commands.length) {
+      // A value that printed the marker itself cannot happen (it is random per
+      // process), so a mismatch means tmux stopped early without an error.
+      throw classifyTmuxFailure(
+        decoder.decode(result.stderr) || "incomplete output",
+        this.socketLabel,
+      );
+    }
+    return parts.map((part) => part.endsWith("\n") ? part.slice(0, -1) : part);
+  }
+
+  /** Nothing persistent to release. */
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}

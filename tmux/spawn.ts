@@ -1,0 +1,122 @@
+/**
+ * Starts the tmux executable: the one place in the project that creates a
+ * process. Always an argument vector, never a shell.
+ *
+ * @module
+ */
+
+import { childEnvironment } from "./environment.ts";
+import { TmuxError } from "./errors.ts";
+
+/** What a finished tmux process left behind. */
+export interface SpawnResult {
+  /** Exit status. */
+  code: number;
+  /** Standard output, raw bytes. */
+  stdout: Uint8Array;
+  /** Standard error, raw bytes. */
+  stderr: Uint8Array;
+}
+
+/** Options of {@link spawnTmux}. */
+export interface SpawnOptions {
+  /** Kill the process after this many milliseconds (default 10 s). */
+  timeoutMs?: number;
+  /** Kill the process when this fires. */
+  signal?: AbortSignal;
+}
+
+/** Counts processes started, for benchmarks and leak tests. */
+export const spawnStats = { started: 0 };
+
+/** Tells whether an error from Deno.Command means the executable is absent. */
+function isNotFound(error: unknown): boolean {
+  return error instanceof Deno.errors.NotFound;
+}
+
+/** Tells whether an error from Deno.Command means permission was refused. */
+function isNotPermitted(error: unknown): boolean {
+  return error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied;
+}
+
+/** The error for a tmux that cannot be started at `binary`. */
+export function missingTmux(binary: string, notPermitted: boolean): TmuxError {
+  if (notPermitted) {
+    return new TmuxError(
+      "missing",
+      `this build may not run ${binary}`,
+      "Install tmux in a standard location (/usr/bin, /usr/local/bin, /opt/homebrew/bin) or run the server with --allow-run naming that path as well as --tmux.",
+    );
+  }
+  return new TmuxError(
+    "missing",
+    `tmux was not found (${binary})`,
+    "Install tmux 3.2 or newer (apt-get install tmux, brew install tmux) or name the executable with --tmux /path/to/tmux.",
+  );
+}
+
+/**
+ * Runs `binary args...` to completion, killing and reaping it on timeout or
+ * abort. Throws a {@link TmuxError} of kind missing, timeout or cancelled.
+ */
+export async function spawnTmux(
+  binary: string,
+  args: string[],
+  options: SpawnOptions = {},
+): Promise<SpawnResult> {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  if (options.signal?.aborted) throw cancelled();
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(binary, {
+      args,
+      env: childEnvironment(),
+      clearEnv: true,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+  } catch (error) {
+    if (isNotFound(error) || isNotPermitted(error)) {
+      throw missingTmux(binary, isNotPermitted(error));
+    }
+    throw error;
+  }
+  spawnStats.started++;
+  let reason: "timeout" | "cancelled" | undefined;
+  const kill = (why: "timeout" | "cancelled") => {
+    if (reason) return;
+    reason = why;
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // Already exited: nothing to kill.
+    }
+  };
+  const timer = setTimeout(() => kill("timeout"), timeoutMs);
+  const onAbort = () => kill("cancelled");
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    const output = await child.output();
+    if (reason === "timeout") {
+      throw new TmuxError(
+        "timeout",
+        `tmux did not answer within ${Math.round(timeoutMs / 100) / 10} s`,
+        "Check that the tmux server is responsive (a hung tmux or a stuck hook can block it) and try again.",
+      );
+    }
+    if (reason === "cancelled") throw cancelled();
+    return { code: output.code, stdout: output.stdout, stderr: output.stderr };
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+function cancelled(): TmuxError {
+  return new TmuxError(
+    "cancelled",
+    "the request was cancelled",
+    "Call the tool again if still needed.",
+  );
+}

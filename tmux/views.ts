@@ -1,0 +1,188 @@
+/**
+ * The shared views of tmux objects (CONTRACT §5) and the queries that read
+ * them. One format per view; every tool that shows a pane, window or session
+ * reads it through here.
+ *
+ * @module
+ */
+
+import type { Tmux } from "./client.ts";
+import { TmuxError } from "./errors.ts";
+import {
+  flag,
+  formatOf,
+  int,
+  optionalInt,
+  optionalText,
+  parseRows,
+  type Row,
+  text,
+} from "./format.ts";
+import { paneTarget, SESSION_ID, sessionTarget, windowTarget } from "./targets.ts";
+
+const PANE = {
+  paneId: text("pane_id"),
+  windowId: text("window_id"),
+  sessionId: text("session_id"),
+  index: int("pane_index"),
+  width: int("pane_width"),
+  height: int("pane_height"),
+  title: optionalText("pane_title"),
+  active: flag("pane_active"),
+  dead: flag("pane_dead"),
+  zoomed: flag("window_zoomed_flag"),
+  inMode: flag("pane_in_mode"),
+  currentCommand: optionalText("pane_current_command"),
+  currentPath: optionalText("pane_current_path"),
+  pid: optionalInt("pane_pid"),
+  historySize: optionalInt("history_size"),
+  historyLimit: optionalInt("history_limit"),
+};
+
+const WINDOW = {
+  windowId: text("window_id"),
+  sessionId: text("session_id"),
+  index: int("window_index"),
+  name: text("window_name"),
+  active: flag("window_active"),
+  width: int("window_width"),
+  height: int("window_height"),
+  layout: text("window_layout"),
+  zoomed: flag("window_zoomed_flag"),
+  panes: int("window_panes"),
+  // In a window's context `pane_id` is its active pane.
+  activePaneId: text("pane_id"),
+};
+
+const SESSION = {
+  sessionId: text("session_id"),
+  name: text("session_name"),
+  windows: int("session_windows"),
+  attached: int("session_attached"),
+  created: int("session_created"),
+  activeWindowId: text("window_id"),
+  activePaneId: text("pane_id"),
+};
+
+/** A pane as every tool shows it (the 17 fields of CONTRACT §5). */
+export type PaneView = Row<typeof PANE> & { isCaller: boolean };
+/** A window as every tool shows it. */
+export type WindowView = Row<typeof WINDOW>;
+/** A session as every tool shows it. */
+export type SessionView = Row<typeof SESSION>;
+
+/** The format that prints a {@link PaneView} (without `isCaller`). */
+export const PANE_FORMAT = formatOf(PANE);
+/** The format that prints a {@link WindowView}. */
+export const WINDOW_FORMAT = formatOf(WINDOW);
+/** The format that prints a {@link SessionView}. */
+export const SESSION_FORMAT = formatOf(SESSION);
+
+/** Parses `list-panes`/`display-message` output printed with {@link PANE_FORMAT}. */
+export function parsePanes(output: string, callerPane: string | null): PaneView[] {
+  return parseRows(PANE, output).map((row) => ({ ...row, isCaller: row.paneId === callerPane }));
+}
+
+/** Parses output printed with {@link WINDOW_FORMAT}. */
+export function parseWindows(output: string): WindowView[] {
+  return parseRows(WINDOW, output);
+}
+
+/** Parses output printed with {@link SESSION_FORMAT}. */
+export function parseSessions(output: string): SessionView[] {
+  return parseRows(SESSION, output);
+}
+
+/** Which panes to list. */
+export type PaneScope =
+  | { kind: "all" }
+  | { kind: "session"; session: string }
+  | { kind: "window"; windowId: string }
+  | { kind: "pane"; paneId: string };
+
+/** The `list-panes` command for `scope`. */
+export function listPanesCommand(scope: PaneScope): string[] {
+  switch (scope.kind) {
+    case "all":
+      return ["list-panes", "-a", "-F", PANE_FORMAT];
+    case "session":
+      return ["list-panes", "-s", "-t", sessionTarget(scope.session), "-F", PANE_FORMAT];
+    case "window":
+      return ["list-panes", "-t", windowTarget(scope.windowId), "-F", PANE_FORMAT];
+    case "pane":
+      // list-panes -t %N lists the whole window; the filter keeps one pane.
+      return [
+        "list-panes",
+        "-t",
+        paneTarget(scope.paneId),
+        "-f",
+        `#{==:#{pane_id},${scope.paneId}}`,
+        "-F",
+        PANE_FORMAT,
+      ];
+  }
+}
+
+/** The `list-windows` command for every session, or one. */
+export function listWindowsCommand(session?: string): string[] {
+  return session === undefined
+    ? ["list-windows", "-a", "-F", WINDOW_FORMAT]
+    : ["list-windows", "-t", sessionTarget(session), "-F", WINDOW_FORMAT];
+}
+
+/** The `list-sessions` command, optionally filtered to one session id. */
+export function listSessionsCommand(sessionId?: string): string[] {
+  const filter = sessionId === undefined ? [] : ["-f", `#{==:#{session_id},${sessionId}}`];
+  return ["list-sessions", ...filter, "-F", SESSION_FORMAT];
+}
+
+/**
+ * The command that prints one window's view. (`display-message -t` with a
+ * target that does not exist prints empty fields and succeeds, so lookups
+ * always go through a list command with a filter.)
+ */
+export function windowViewCommand(windowId: string): string[] {
+  return ["list-windows", "-a", "-f", `#{==:#{window_id},${windowId}}`, "-F", WINDOW_FORMAT];
+}
+
+/** The session `ref` (an id `$N` or an exact name) among `sessions`, or a no_target error. */
+export function findSession(sessions: SessionView[], ref: string): SessionView {
+  const found = sessions.find((s) => (SESSION_ID.test(ref) ? s.sessionId === ref : s.name === ref));
+  if (!found) throw noSuch("session");
+  return found;
+}
+
+/** Lists panes in `scope`; a missing server reads as no panes when `scope` is all. */
+export async function listPanes(
+  tmux: Tmux,
+  scope: PaneScope,
+  callerPane: string | null,
+): Promise<PaneView[]> {
+  try {
+    return parsePanes(await tmux.one(listPanesCommand(scope)), callerPane);
+  } catch (error) {
+    if (scope.kind === "all" && isNoServer(error)) return [];
+    throw error;
+  }
+}
+
+/** Reads one pane; a pane that does not exist is a no_target error. */
+export async function getPane(tmux: Tmux, paneId: string, callerPane: string | null) {
+  const [pane] = await listPanes(tmux, { kind: "pane", paneId }, callerPane);
+  if (!pane) throw noSuch("pane");
+  return pane;
+}
+
+/** The error for a target that does not exist. */
+export function noSuch(what: "session" | "window" | "pane"): TmuxError {
+  return new TmuxError(
+    "no_target",
+    `tmux has no such ${what}`,
+    "List what exists with list_sessions, list_windows or list_panes and use an id from there.",
+  );
+}
+
+/** True for the error of a socket with no tmux server behind it. */
+export function isNoServer(error: unknown): boolean {
+  return error instanceof TmuxError && error.kind === "no_server";
+}

@@ -1,0 +1,22 @@
+/** `get_pane_info`: one pane's view. */
+
+import { z } from "zod";
+import { callerPane } from "../mcp/panes.ts";
+import { defineTool, readsMetadata } from "../mcp/registry.ts";
+import { paneId, paneView } from "../mcp/schemas.ts";
+import { getPane } from "../tmux/views.ts";
+
+/** The get_pane_info tool. */
+export const getPaneInfo = defineTool({
+  name: "get_pane_info",
+  title: "Get pane info",
+  description:
+    "Returns one pane's id, window, session, size, title, state, running command, directory, " +
+    "process id and history size.",
+  capability: readsMetadata(),
+  input: z.strictObject({ paneId }),
+  output: z.object({ pane: paneView }),
+  async handler(args, ctx) {
+    return { pane: await getPane(ctx.tmux, args.paneId, await callerPane(ctx)) };
+  },
+});

@@ -1,0 +1,33 @@
+/** `get_session_info`: one session's view and its windows. */
+
+import { z } from "zod";
+import { defineTool, readsMetadata } from "../mcp/registry.ts";
+import { session, sessionView, windowView } from "../mcp/schemas.ts";
+import {
+  findSession,
+  listSessionsCommand,
+  listWindowsCommand,
+  parseSessions,
+  parseWindows,
+} from "../tmux/views.ts";
+
+/** The get_session_info tool. */
+export const getSessionInfo = defineTool({
+  name: "get_session_info",
+  title: "Get session info",
+  description: "Returns one session (by id such as $1 or by exact name) with all its windows.",
+  capability: readsMetadata(),
+  input: z.strictObject({ session }),
+  output: z.object({ session: sessionView, windows: z.array(windowView) }),
+  async handler(args, ctx) {
+    // list-windows fails first when the session does not exist.
+    const [windows, sessions] = await ctx.tmux.run([
+      listWindowsCommand(args.session),
+      listSessionsCommand(),
+    ]);
+    return {
+      session: findSession(parseSessions(sessions), args.session),
+      windows: parseWindows(windows),
+    };
+  },
+});

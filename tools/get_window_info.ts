@@ -1,0 +1,32 @@
+/** `get_window_info`: one window's view and its panes. */
+
+import { z } from "zod";
+import { callerPane } from "../mcp/panes.ts";
+import { defineTool, readsMetadata } from "../mcp/registry.ts";
+import { paneView, windowId, windowView } from "../mcp/schemas.ts";
+import {
+  listPanesCommand,
+  noSuch,
+  parsePanes,
+  parseWindows,
+  windowViewCommand,
+} from "../tmux/views.ts";
+
+/** The get_window_info tool. */
+export const getWindowInfo = defineTool({
+  name: "get_window_info",
+  title: "Get window info",
+  description:
+    "Returns one window's id, session, index, name, size, layout and zoom, with all its panes.",
+  capability: readsMetadata(),
+  input: z.strictObject({ windowId }),
+  output: z.object({ window: windowView, panes: z.array(paneView) }),
+  async handler(args, ctx) {
+    const [windows, panes] = await ctx.tmux.run([
+      listPanesCommand({ kind: "window", windowId: args.windowId }),
+      windowViewCommand(args.windowId),
+    ]).then(([p, w]) => [parseWindows(w), p] as const);
+    if (!windows[0]) throw noSuch("window");
+    return { window: windows[0], panes: parsePanes(panes, await callerPane(ctx)) };
+  },
+});

@@ -1,0 +1,34 @@
+/** `list_panes`: panes of a window, a session, or the whole server. */
+
+import { z } from "zod";
+import { callerPane } from "../mcp/panes.ts";
+import { defineTool, readsMetadata } from "../mcp/registry.ts";
+import { paneView, session, windowId } from "../mcp/schemas.ts";
+import { listPanes as readPanes, type PaneScope } from "../tmux/views.ts";
+
+/** The list_panes tool. */
+export const listPanes = defineTool({
+  name: "list_panes",
+  title: "List panes",
+  description:
+    "Lists panes with their ids, size, title, running command, directory, process id, history and state. " +
+    "Give windowId for one window, session for one session, or neither for every pane.",
+  capability: readsMetadata(),
+  input: z.strictObject({
+    session: session.nullish().describe("A session id or name. Omit for every session."),
+    windowId: windowId.nullish().describe("A window id such as @2. Omit for every window."),
+  }),
+  output: z.object({ panes: z.array(paneView) }),
+  async handler({ session, windowId }, ctx) {
+    // Both given: list the session's panes and keep the window's, so a window
+    // of another session yields nothing rather than an error.
+    const scope: PaneScope = session
+      ? { kind: "session", session }
+      : windowId
+      ? { kind: "window", windowId }
+      : { kind: "all" };
+    const panes = (await readPanes(ctx.tmux, scope, await callerPane(ctx)))
+      .filter((pane) => !windowId || pane.windowId === windowId);
+    return { panes };
+  },
+});

@@ -1,0 +1,26 @@
+/** `list_sessions`: every session of the driven server. */
+
+import { z } from "zod";
+import { defineTool, readsMetadata } from "../mcp/registry.ts";
+import { sessionView } from "../mcp/schemas.ts";
+import { isNoServer, listSessionsCommand, parseSessions } from "../tmux/views.ts";
+
+/** The list_sessions tool. */
+export const listSessions = defineTool({
+  name: "list_sessions",
+  title: "List sessions",
+  description:
+    "Lists every tmux session with its id, name, window count, attached clients and active window and pane. " +
+    "A socket with no tmux server reads as an empty list.",
+  capability: readsMetadata(),
+  input: z.strictObject({}),
+  output: z.object({ sessions: z.array(sessionView) }),
+  async handler(_args, ctx) {
+    try {
+      return { sessions: parseSessions(await ctx.tmux.one(listSessionsCommand())) };
+    } catch (error) {
+      if (isNoServer(error)) return { sessions: [] };
+      throw error;
+    }
+  },
+});

@@ -1,0 +1,30 @@
+/** `list_windows`: the windows of one session, or of every session. */
+
+import { z } from "zod";
+import { defineTool, readsMetadata } from "../mcp/registry.ts";
+import { session, windowView } from "../mcp/schemas.ts";
+import { isNoServer, listWindowsCommand, parseWindows } from "../tmux/views.ts";
+
+/** The list_windows tool. */
+export const listWindows = defineTool({
+  name: "list_windows",
+  title: "List windows",
+  description:
+    "Lists windows with their id, session, index, name, size, layout, zoom and active pane. " +
+    "Omit session for every session's windows.",
+  capability: readsMetadata(),
+  input: z.strictObject({
+    session: session.nullish().describe("A session id or name. Omit for every session."),
+  }),
+  output: z.object({ windows: z.array(windowView) }),
+  async handler({ session }, ctx) {
+    try {
+      return {
+        windows: parseWindows(await ctx.tmux.one(listWindowsCommand(session ?? undefined))),
+      };
+    } catch (error) {
+      if (isNoServer(error) && !session) return { windows: [] };
+      throw error;
+    }
+  },
+});
