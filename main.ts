@@ -50,7 +50,8 @@ async function main(argv: string[]): Promise<void> {
     console.log(`${SERVER_NAME} ${SERVER_VERSION}`);
     return;
   }
-  const tools = selectTools(CATALOG, settings.toolsets, settings.tools, settings.excludeTools);
+  const tools = selectTools(CATALOG, settings.toolsets, settings.tools, settings.excludeTools)
+    .map((tool, _, all) => tool.specialize?.(all) ?? tool);
   const facts: RuntimeFacts = { tmuxBinary: null, tmuxVersion: null, startedServer: null };
   if (action === "print-capabilities") {
     console.log(JSON.stringify(capabilitiesDocument(settings, tools, facts), null, 2));

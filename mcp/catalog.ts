@@ -6,7 +6,14 @@
  */
 
 import type { AnyTool } from "./registry.ts";
+import { callReadToolsBatch } from "../tools/call_read_tools_batch.ts";
 import { capturePane } from "../tools/capture_pane.ts";
+import { findPaneByPosition } from "../tools/find_pane_by_position.ts";
+import { getServerInfo } from "../tools/get_server_info.ts";
+import { getTmuxVariables } from "../tools/get_tmux_variables.ts";
+import { showEnvironment } from "../tools/show_environment.ts";
+import { showHooks } from "../tools/show_hooks.ts";
+import { showOption } from "../tools/show_option.ts";
 import { getPaneInfo } from "../tools/get_pane_info.ts";
 import { getSessionInfo } from "../tools/get_session_info.ts";
 import { getWindowInfo } from "../tools/get_window_info.ts";
@@ -21,9 +28,16 @@ export const CATALOG: readonly AnyTool[] = [
   listSessions,
   listWindows,
   listPanes,
+  getServerInfo,
   getSessionInfo,
   getWindowInfo,
   getPaneInfo,
+  findPaneByPosition,
+  getTmuxVariables,
+  showOption,
+  showEnvironment,
+  showHooks,
   capturePane,
   snapshotPane,
+  callReadToolsBatch,
 ];

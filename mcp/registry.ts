@@ -84,6 +84,11 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
    * batch caps the whole response line) instead of the --max-bytes budget.
    */
   sizesItsOwnResult?: boolean;
+  /**
+   * Rebuilds the tool once the selection is known, for tools whose schema
+   * depends on which other tools are offered (the read batch nests them).
+   */
+  specialize?(selected: readonly AnyTool[]): AnyTool;
 }
 
 /** Declares a tool; the identity function that gives handlers their types. */

@@ -1,0 +1,133 @@
+/**
+ * `call_read_tools_batch`: up to 16 inspect calls in one request. The nested
+ * tools are whichever inspect tools are selected (except wait_for_text and the
+ * batch itself), so inspect tools added later join without change here.
+ */
+
+import { z } from "zod";
+import { ToolError } from "../mcp/errors.ts";
+import { type AnyTool, defineTool, readsTerminal } from "../mcp/registry.ts";
+import { utf8Length } from "../mcp/budget.ts";
+
+/** The most bytes the complete JSON-RPC response line of a batch may take. */
+export const BATCH_RESPONSE_MAX_BYTES = 1_000_000;
+
+const NAME = "call_read_tools_batch";
+const EXCLUDED = new Set([NAME, "wait_for_text"]);
+
+const row = z.object({
+  index: z.int(),
+  tool: z.string(),
+  success: z.boolean(),
+  error: z.string().nullable(),
+  result: z.record(z.string(), z.unknown()).nullable(),
+  resultTruncated: z.boolean(),
+});
+
+const output = z.object({
+  results: z.array(row),
+  succeeded: z.int(),
+  failed: z.int(),
+  stoppedAt: z.int().nullable(),
+  truncated: z.boolean(),
+  truncatedBytes: z.int(),
+  onError: z.enum(["stop", "continue"]),
+});
+
+/** The tools a batch may nest, from the selection. */
+export function nestable(selected: readonly AnyTool[]): AnyTool[] {
+  return selected.filter((tool) =>
+    tool.capability.toolset === "inspect" && !EXCLUDED.has(tool.name)
+  );
+}
+
+function inputFor(nested: readonly AnyTool[]) {
+  const operation = nested.length === 0
+    ? z.strictObject({ tool: z.string(), arguments: z.record(z.string(), z.unknown()).nullish() })
+    : z.discriminatedUnion(
+      "tool",
+      nested.map((tool) =>
+        z.strictObject({ tool: z.literal(tool.name), arguments: tool.input.nullish() })
+      ) as unknown as [z.ZodObject, ...z.ZodObject[]],
+    );
+  return z.strictObject({
+    operations: z.array(operation).min(1).max(16).describe(
+      "Between 1 and 16 inspect calls, run in order; the batch is approved once for all of them.",
+    ),
+    onError: z.enum(["stop", "continue"]).default("stop").describe(
+      "stop ends at the first failed call; continue runs the rest.",
+    ),
+  });
+}
+
+function build(nested: readonly AnyTool[]): AnyTool {
+  return defineTool({
+    name: NAME,
+    title: "Call read tools batch",
+    description:
+      "Runs up to 16 inspect tools in order in one request and returns each one's result. " +
+      `Nested tools: ${nested.map((t) => t.name).join(", ") || "none"}. ` +
+      `The complete response is capped at ${BATCH_RESPONSE_MAX_BYTES} bytes: results are nulled from the last ` +
+      "row backwards to fit, and truncatedBytes says how many bytes were dropped.",
+    capability: readsTerminal(),
+    input: inputFor(nested),
+    output,
+    sizesItsOwnResult: true,
+    specialize: (selected) => build(nestable(selected)),
+    async handler(args, ctx) {
+      const allowed = new Set(nested.map((t) => t.name));
+      const results: z.infer<typeof row>[] = [];
+      let stoppedAt: number | null = null;
+      const operations = args.operations as {
+        tool: string;
+        arguments?: Record<string, unknown> | null;
+      }[];
+      for (const [index, op] of operations.entries()) {
+        if (ctx.signal.aborted) {
+          throw new ToolError("the request was cancelled", "Call the tool again if still needed.");
+        }
+        const outcome = allowed.has(op.tool) ? await ctx.call(op.tool, op.arguments ?? {}) : {
+          ok: false as const,
+          error: `${op.tool} failed: it cannot be nested in a read batch. Use it directly.`,
+        };
+        results.push({
+          index,
+          tool: op.tool,
+          success: outcome.ok,
+          error: outcome.ok ? null : outcome.error,
+          result: outcome.ok ? outcome.result : null,
+          resultTruncated: false,
+        });
+        if (!outcome.ok && args.onError === "stop") {
+          stoppedAt = index;
+          break;
+        }
+      }
+      const value = {
+        results,
+        succeeded: results.filter((r) => r.success).length,
+        failed: results.filter((r) => !r.success).length,
+        stoppedAt,
+        truncated: false,
+        truncatedBytes: 0,
+        onError: args.onError,
+      };
+      // Null results from the last row backwards until the whole line fits.
+      for (
+        let i = results.length - 1;
+        i >= 0 && ctx.responseLineBytes(value) > BATCH_RESPONSE_MAX_BYTES;
+        i--
+      ) {
+        if (results[i].result === null) continue;
+        value.truncatedBytes += utf8Length(JSON.stringify(results[i].result));
+        results[i].result = null;
+        results[i].resultTruncated = true;
+        value.truncated = true;
+      }
+      return value;
+    },
+  });
+}
+
+/** The read batch as listed before selection (no nested tools known yet). */
+export const callReadToolsBatch = build([]);

@@ -1,0 +1,62 @@
+/** `find_pane_by_position`: the pane at a corner of a window, or at an index. */
+
+import { z } from "zod";
+import { ToolError } from "../mcp/errors.ts";
+import { callerPane } from "../mcp/panes.ts";
+import { defineTool, readsMetadata } from "../mcp/registry.ts";
+import { paneView, windowId } from "../mcp/schemas.ts";
+import { flag, formatOf, parseRows, text } from "../tmux/format.ts";
+import { listPanesCommand, noSuch, parsePanes } from "../tmux/views.ts";
+
+const EDGES = {
+  paneId: text("pane_id"),
+  top: flag("pane_at_top"),
+  bottom: flag("pane_at_bottom"),
+  left: flag("pane_at_left"),
+  right: flag("pane_at_right"),
+  index: text("pane_index"),
+};
+
+const CORNERS = ["top-left", "top-right", "bottom-left", "bottom-right"] as const;
+
+/** The find_pane_by_position tool. */
+export const findPaneByPosition = defineTool({
+  name: "find_pane_by_position",
+  title: "Find pane by position",
+  description:
+    "Returns the pane at a corner of a window (corner) or with a zero-based pane index (position). " +
+    "Give exactly one of the two.",
+  capability: readsMetadata(),
+  input: z.strictObject({
+    windowId,
+    corner: z.enum(CORNERS).nullish().describe("top-left, top-right, bottom-left or bottom-right."),
+    position: z.int().min(0).max(10_000).nullish().describe("The zero-based pane index."),
+  }),
+  output: z.object({ pane: paneView }),
+  async handler(args, ctx) {
+    const hasCorner = args.corner !== null && args.corner !== undefined;
+    const hasPosition = args.position !== null && args.position !== undefined;
+    if (hasCorner === hasPosition) {
+      throw new ToolError(
+        "give exactly one of corner and position",
+        "Pass corner (such as top-left) or position (a pane index).",
+      );
+    }
+    const [views, edgesOut] = await ctx.tmux.run([
+      listPanesCommand({ kind: "window", windowId: args.windowId }),
+      ["list-panes", "-t", args.windowId, "-F", formatOf(EDGES)],
+    ]);
+    const edges = parseRows(EDGES, edgesOut);
+    const match = hasPosition
+      ? edges.find((e) => e.index === String(args.position))
+      : edges.find((e) => {
+        const [vertical, horizontal] = (args.corner as string).split("-");
+        return (vertical === "top" ? e.top : e.bottom) &&
+          (horizontal === "left" ? e.left : e.right);
+      });
+    const pane = match &&
+      parsePanes(views, await callerPane(ctx)).find((p) => p.paneId === match.paneId);
+    if (!pane) throw noSuch("pane");
+    return { pane };
+  },
+});

@@ -1,0 +1,44 @@
+/** `show_hooks`: the hooks set at a scope. */
+
+import { z } from "zod";
+import { resolvePane } from "../mcp/panes.ts";
+import { defineTool, readsMetadata } from "../mcp/registry.ts";
+import { optionalPaneId } from "../mcp/schemas.ts";
+import { scopeArgs, scopeSchema } from "../mcp/scope.ts";
+import { listPanesCommand, noSuch } from "../tmux/views.ts";
+
+/** The show_hooks tool. */
+export const showHooks = defineTool({
+  name: "show_hooks",
+  title: "Show hooks",
+  description:
+    "Lists the hooks that are set at a scope (Server, Session, Window or Pane, as seen from a pane), " +
+    "with each hook's index and the tmux command it runs.",
+  capability: { ...readsMetadata(), outputClasses: ["tmux-metadata", "configured-command"] },
+  input: z.strictObject({
+    scope: scopeSchema.default("Session").describe("Server, Session, Window or Pane."),
+    paneId: optionalPaneId,
+  }),
+  output: z.object({
+    hooks: z.array(z.object({ name: z.string(), index: z.int(), command: z.string() })),
+  }),
+  async handler(args, ctx) {
+    const paneId = await resolvePane(ctx, args.paneId);
+    const [exists, output] = await ctx.tmux.run([
+      listPanesCommand({ kind: "pane", paneId }),
+      ["show-hooks", ...scopeArgs(args.scope, paneId, "-g")],
+    ]);
+    if (exists === "") throw noSuch("pane");
+    return { hooks: parseHooks(output) };
+  },
+});
+
+/** Parses `show-hooks` output; hooks without an index are unset and skipped. */
+export function parseHooks(output: string): { name: string; index: number; command: string }[] {
+  const hooks = [];
+  for (const line of output.split("\n")) {
+    const match = line.match(/^([a-z][a-z-]*)\[(\d+)\] (.*)$/);
+    if (match) hooks.push({ name: match[1], index: Number(match[2]), command: match[3] });
+  }
+  return hooks;
+}
