@@ -1,0 +1,461 @@
+/**
+ * The control-mode transport against real tmux servers: each test starts its
+ * own server on a socket in a fresh temporary directory and kills it after.
+ *
+ * @module
+ */
+
+import { ControlTransport, quoteArgument } from "../tmux/control_transport.ts";
+import { TmuxError } from "../tmux/errors.ts";
+import { spawnStats, spawnTmux } from "../tmux/spawn.ts";
+
+const decoder = new TextDecoder();
+/** Failure bound of anything a test waits for; never a synchronisation device. */
+const BOUND_MS = 20_000;
+
+function assert(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new Error(message);
+}
+
+function assertEquals<T>(actual: T, expected: T, message = "values differ"): void {
+  const a = JSON.stringify(actual);
+  const e = JSON.stringify(expected);
+  if (a !== e) throw new Error(`${message}: expected ${e}, got ${a}`);
+}
+
+async function assertRejects(promise: Promise<unknown>, kind: string): Promise<TmuxError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert(error instanceof TmuxError, `expected a TmuxError, got ${error}`);
+    assertEquals(error.kind, kind, `kind of "${error.message}"`);
+    return error;
+  }
+  throw new Error(`expected a rejection of kind ${kind}`);
+}
+
+/** Resolves with the first notification `pred` accepts; rejects after the bound. */
+function nextNotification(t: ControlTransport, pred: (line: string) => boolean): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error("notification did not arrive"));
+    }, BOUND_MS);
+    const off = t.onNotification((line) => {
+      if (!pred(line)) return;
+      clearTimeout(timer);
+      off();
+      resolve(line);
+    });
+  });
+}
+
+interface Server {
+  /** Global arguments selecting the private socket. */
+  args: string[];
+  /** Runs one tmux command as its own process; throws on failure. */
+  tmux(...args: string[]): Promise<string>;
+  /** A control transport on this server, closed at the end of the test. */
+  transport(): ControlTransport;
+}
+
+/** Runs `fn` against a private tmux server (sessions from `setup`), then tears everything down. */
+async function withServer(
+  setup: string[][],
+  fn: (server: Server) => Promise<void>,
+): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-ctl-" });
+  const args = ["-S", `${dir}/sock`, "-f", "/dev/null"];
+  const transports: ControlTransport[] = [];
+  const tmux = async (...command: string[]) => {
+    const result = await spawnTmux("tmux", [...args, ...command], { timeoutMs: BOUND_MS });
+    if (result.code !== 0) {
+      throw new Error(`tmux ${command.join(" ")}: ${decoder.decode(result.stderr)}`);
+    }
+    const out = decoder.decode(result.stdout);
+    return out.endsWith("\n") ? out.slice(0, -1) : out;
+  };
+  try {
+    for (const command of setup) await tmux(...command);
+    await fn({
+      args,
+      tmux,
+      transport: () => {
+        const t = new ControlTransport("tmux", args, `socket ${dir}/sock`);
+        transports.push(t);
+        return t;
+      },
+    });
+  } finally {
+    for (const t of transports) await t.close();
+    await spawnTmux("tmux", [...args, "kill-server"], { timeoutMs: BOUND_MS });
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+const MAIN = [["new-session", "-d", "-s", "main", "-x", "200", "-y", "50"]];
+
+Deno.test("basic read goes over the control client", async () => {
+  await withServer(MAIN, async ({ transport }) => {
+    const t = transport();
+    assert(await t.connect(), "attached");
+    const [name] = await t.run([["display-message", "-p", "-t", "main", "#{session_name}"]]);
+    assertEquals(name, "main");
+    assertEquals(t.stats.control, 1, "served by control");
+    assertEquals(t.name, "control");
+  });
+});
+
+Deno.test("chained commands are split per command", async () => {
+  await withServer(MAIN, async ({ transport }) => {
+    const t = transport();
+    await t.connect();
+    const out = await t.run([
+      ["display-message", "-p", "one"],
+      ["list-windows", "-t", "main", "-F", "#{window_index}"],
+      ["new-window", "-d", "-t", "main:"],
+      ["list-windows", "-t", "main", "-F", "#{window_index}"],
+      ["display-message", "-p", ""],
+      // Commands inserted by if-shell -F answer in blocks of their own; they
+      // still belong to the if-shell that ran them.
+      ["if-shell", "-F", "1", "display-message -p inner1 ; display-message -p inner2"],
+      ["display-message", "-p", "last"],
+    ]);
+    assertEquals(out, ["one", "0", "", "0\n1", "", "inner1\ninner2", "last"]);
+    assertEquals(t.stats, { control: 1, fallback: 0, attaches: 1 });
+  });
+});
+
+Deno.test("arguments arrive byte-exact", async () => {
+  const values = [
+    "$HOME",
+    "${HOME}",
+    "~",
+    "~/x",
+    "~'",
+    "a;b",
+    "trailing;",
+    ";",
+    "\\;",
+    "#{session_name}",
+    "#(echo hi)",
+    "##",
+    "'single'",
+    '"double"',
+    'it\'s "both"',
+    "back\\slash\\",
+    "\\n not a newline",
+    "line1\nline2",
+    "tab\there",
+    "cr\rhere",
+    "esc\x1b[0m",
+    "bell\x07 del\x7f",
+    "unicode é ✓ 🙂 中文",
+    "",
+    "  lead and trail  ",
+    "{ braces }",
+    "%if 1",
+    "%end 1 2 1",
+    "$(echo x) `x`",
+    "-dash",
+  ];
+  await withServer(MAIN, async ({ transport }) => {
+    const t = transport();
+    assert(await t.connect(), "attached");
+    for (const value of values) {
+      const [, shown] = await t.run([
+        ["set-option", "-g", "@x", value],
+        ["show-options", "-gv", "@x"],
+      ]);
+      assertEquals(shown, value, `round trip of ${JSON.stringify(value)}`);
+    }
+    assertEquals(t.stats.control, values.length, "all over control");
+  });
+  // The quoting rules themselves, for the record.
+  assertEquals(quoteArgument("$HOME ~ ; #{x} \\"), "'$HOME ~ ; #{x} \\'");
+  assertEquals(quoteArgument("a'b\n\t\x1b$\\\""), '"a\'b\\012\\011\\033\\$\\\\\\""');
+});
+
+Deno.test("output lines that look like framing stay content", async () => {
+  await withServer(MAIN, async ({ transport }) => {
+    const t = transport();
+    await t.connect();
+    const now = Math.floor(Date.now() / 1000);
+    const fake = [
+      "%end 123 1 0",
+      `%end ${now} 1 1`,
+      `%error ${now} 2 1`,
+      `%begin ${now} 3 1`,
+      "%exit",
+      "%session-changed $9 fake",
+      `%end ${now} 4 1`,
+    ].join("\n");
+    const [, shown, after] = await t.run([
+      ["set-option", "-g", "@fake", fake],
+      ["show-options", "-gv", "@fake"],
+      ["display-message", "-p", "after"],
+    ]);
+    assertEquals(shown, fake);
+    assertEquals(after, "after");
+    await t.run([["rename-window", "-t", "main:0", "%end 1 2 1"]]);
+    const [names] = await t.run([["list-windows", "-t", "main", "-F", "#{window_name}"]]);
+    assertEquals(names, "%end 1 2 1");
+    assertEquals(t.attachedSession !== undefined, true, "still attached");
+    assertEquals(t.stats.fallback, 0, "no fallback");
+  });
+});
+
+Deno.test("100 concurrent round trips get their own answers", async () => {
+  await withServer(MAIN, async ({ transport }) => {
+    const t = transport();
+    await t.connect();
+    const calls = Array.from({ length: 100 }, (_, i) => {
+      if (i % 10 === 7) {
+        return t.run([["list-panes", "-t", "%999"]]).then(() => "no error", (e) => e.kind);
+      }
+      if (i % 3 === 0) {
+        return t.run([["display-message", "-p", `a${i}`], ["display-message", "-p", `b${i}`]]).then(
+          (o) => o.join("+"),
+        );
+      }
+      return t.run([["display-message", "-p", `r${i}`]]).then((o) => o[0]);
+    });
+    const results = await Promise.all(calls);
+    results.forEach((result, i) => {
+      const expected = i % 10 === 7 ? "no_target" : i % 3 === 0 ? `a${i}+b${i}` : `r${i}`;
+      assertEquals(result, expected, `call ${i}`);
+    });
+    assertEquals(t.stats.control, 100, "all over control");
+  });
+});
+
+Deno.test("errors are classified and stop the rest of the round trip", async () => {
+  await withServer(MAIN, async ({ transport }) => {
+    const t = transport();
+    await t.connect();
+    await assertRejects(t.run([["list-panes", "-t", "%99"]]), "no_target");
+    await assertRejects(
+      t.run([
+        ["set-option", "-g", "@before", "ran"],
+        ["list-panes", "-t", "%99"],
+        ["set-option", "-g", "@after", "ran"],
+      ]),
+      "no_target",
+    );
+    const [before, after] = await t.run([
+      ["show-options", "-gqv", "@before"],
+      ["show-options", "-gqv", "@after"],
+    ]);
+    assertEquals([before, after], ["ran", ""], "commands after a failure do not run");
+    await assertRejects(t.run([["no-such-command"]]), "failed");
+    assertEquals(t.stats.fallback, 0, "errors did not disturb the client");
+  });
+});
+
+Deno.test("a killed attached session: calls keep working, then it reattaches", async () => {
+  await withServer(
+    [["new-session", "-d", "-s", "one"], ["new-session", "-d", "-s", "two"]],
+    async (s) => {
+      const t = s.transport();
+      assert(await t.connect(), "attached");
+      const first = t.attachedSession;
+      const firstPid = t.clientPid;
+      assert(first !== undefined, "knows its session");
+      const other = first === await s.tmux("display-message", "-p", "-t", "one", "#{session_id}")
+        ? "two"
+        : "one";
+      const gone = other === "one" ? "two" : "one";
+      const exited = nextNotification(t, (line) => line.startsWith("%exit"));
+      await s.tmux("kill-session", "-t", gone);
+      await exited;
+      const [name] = await t.run([["display-message", "-p", "-t", other, "#{session_name}"]]);
+      assertEquals(name, other, "answered while detached");
+      assert(await t.connect(), "reattached");
+      const otherId = await s.tmux("display-message", "-p", "-t", other, "#{session_id}");
+      assertEquals(t.attachedSession, otherId);
+      assert(t.clientPid !== firstPid, "a new client");
+      const before = t.stats.control;
+      assertEquals(await t.run([["display-message", "-p", "x"]]), ["x"]);
+      assertEquals(t.stats.control, before + 1, "served by control again");
+      assertEquals(await s.tmux("list-clients", "-F", "#{client_session}"), other, "one client");
+    },
+  );
+});
+
+Deno.test("killing the attached session through the client itself succeeds", async () => {
+  await withServer(
+    [["new-session", "-d", "-s", "one"], ["new-session", "-d", "-s", "two"]],
+    async (s) => {
+      const t = s.transport();
+      assert(await t.connect(), "attached");
+      const attached = t.attachedSession!;
+      const oneId = await s.tmux("display-message", "-p", "-t", "one", "#{session_id}");
+      const remaining = attached === oneId ? "two" : "one";
+      const out = await t.run([["display-message", "-p", "bye"], ["kill-session", "-t", attached]]);
+      assertEquals(out, ["bye", ""]);
+      // The very next call must not go to the client that is leaving.
+      assertEquals(await t.run([["list-sessions", "-F", "#{session_name}"]]), [remaining]);
+      assert(await t.connect(), "reattached");
+      assertEquals(await t.run([["display-message", "-p", "#{session_name}"]]), [remaining]);
+    },
+  );
+});
+
+Deno.test("a killed server reads as no_server, a restarted one works again", async () => {
+  await withServer(MAIN, async (s) => {
+    const t = s.transport();
+    assert(await t.connect(), "attached");
+    const pid = t.clientPid!;
+    const exited = nextNotification(t, (line) => line.startsWith("%exit"));
+    await s.tmux("kill-server");
+    await exited;
+    await assertRejects(t.run([["display-message", "-p", "x"]]), "no_server");
+    await assertRejects(t.run([["list-sessions"]]), "no_server");
+    assertEquals(await t.connect(), false, "nothing to attach to");
+    await s.tmux("new-session", "-d", "-s", "again");
+    assertEquals(await t.run([["display-message", "-p", "-t", "again", "#{session_name}"]]), [
+      "again",
+    ]);
+    assert(await t.connect(), "reattached to the new server");
+    const before = t.stats.control;
+    assertEquals(await t.run([["display-message", "-p", "#{session_name}"]]), ["again"]);
+    assertEquals(t.stats.control, before + 1);
+    await t.close();
+    assertEquals(await exists(`/proc/${pid}`), false, "the old client was reaped");
+  });
+});
+
+Deno.test("with no session, round trips fall back to processes", async () => {
+  await withServer([["start-server", ";", "set-option", "-s", "exit-empty", "off"]], async (s) => {
+    const t = s.transport();
+    assertEquals(await t.run([["list-sessions", "-F", "#{session_id}"]]), [""]);
+    assertEquals(await t.connect(), false);
+    await t.run([["new-session", "-d", "-s", "late"]]);
+    assert(await t.connect(), "attached once a session exists");
+    assertEquals(await t.run([["display-message", "-p", "#{session_name}"]]), ["late"]);
+    assert(t.stats.fallback >= 2 && t.stats.control === 1, JSON.stringify(t.stats));
+    assertEquals(
+      await s.tmux("list-sessions", "-F", "#{session_name}"),
+      "late",
+      "no session created",
+    );
+  });
+});
+
+Deno.test("attaching resizes no window and floods no output", async () => {
+  await withServer(MAIN, async (s) => {
+    await s.tmux("new-session", "-d", "-s", "small");
+    const size = () =>
+      s.tmux("list-windows", "-a", "-F", "#{session_name}:#{window_width}x#{window_height}");
+    const sizes = await size();
+    assertEquals(sizes, "main:200x50\nsmall:80x24");
+    const t = s.transport();
+    assert(await t.connect(), "attached");
+    await t.run([["select-window", "-t", "main:0"], ["split-window", "-d", "-t", "main:0"]]);
+    assertEquals(await size(), sizes, "sizes kept");
+    const flags = await s.tmux("list-clients", "-F", "#{client_flags}");
+    assert(/ignore-size/.test(flags) && /no-output/.test(flags), flags);
+  });
+});
+
+Deno.test("close() ends the client and is idempotent", async () => {
+  await withServer(MAIN, async (s) => {
+    const t = s.transport();
+    assert(await t.connect(), "attached");
+    const pid = t.clientPid!;
+    assertEquals(await s.tmux("list-clients", "-F", "#{client_pid}"), String(pid));
+    await t.close();
+    await t.close();
+    assertEquals(await s.tmux("list-clients"), "", "no client left");
+    assertEquals(await exists(`/proc/${pid}`), false, "client process reaped");
+    await assertRejects(t.run([["display-message", "-p", "x"]]), "failed");
+    assertEquals(await t.connect(), false);
+  });
+});
+
+Deno.test("steady-state round trips start no process", async () => {
+  await withServer(MAIN, async ({ transport }) => {
+    const t = transport();
+    await t.connect();
+    await t.run([["display-message", "-p", "warm"]]);
+    const started = spawnStats.started;
+    for (let i = 0; i < 50; i++) {
+      await t.run([["list-panes", "-a"], ["display-message", "-p", "#{pid}"]]);
+    }
+    assertEquals(spawnStats.started, started, "processes started");
+  });
+});
+
+Deno.test("a timed-out reply is consumed later without shifting answers", async () => {
+  await withServer(MAIN, async (s) => {
+    const t = s.transport();
+    await t.connect();
+    const pid = Number(await s.tmux("display-message", "-p", "#{pid}"));
+    Deno.kill(pid, "SIGSTOP");
+    try {
+      await assertRejects(
+        t.run([["display-message", "-p", "late"]], { timeoutMs: 300 }),
+        "timeout",
+      );
+      const abort = new AbortController();
+      const cancelled = t.run([["display-message", "-p", "x"]], {
+        signal: abort.signal,
+        timeoutMs: 300,
+      });
+      abort.abort();
+      await assertRejects(cancelled, "cancelled");
+    } finally {
+      Deno.kill(pid, "SIGCONT");
+    }
+    // While the abandoned reply is outstanding, calls use processes; once it
+    // has been consumed the client serves again, with answers in step.
+    const control = t.stats.control;
+    let served = 0;
+    for (let i = 0; i < 500 && t.stats.control === control; i++) {
+      assertEquals(await t.run([["display-message", "-p", `n${i}`]]), [`n${i}`]);
+      served++;
+    }
+    assert(t.stats.control > control, `back on control after ${served} calls`);
+  });
+});
+
+Deno.test("waiting and client-bound commands run as their own process", async () => {
+  await withServer(MAIN, async ({ transport }) => {
+    const t = transport();
+    await t.connect();
+    const before = t.stats;
+    await t.run([["wait-for", "-S", "chan"]]);
+    assertEquals(await t.run([["run-shell", "true"]]), [""]);
+    assertEquals(t.stats.fallback, before.fallback + 2);
+    assertEquals(await t.run([["if-shell", "-F", "1", "display-message -p yes"]]), ["yes"]);
+    assertEquals(t.stats.control, before.control + 1);
+  });
+});
+
+Deno.test("notifications reach listeners until they unsubscribe", async () => {
+  await withServer(MAIN, async (s) => {
+    const t = s.transport();
+    await t.connect();
+    const seen: string[] = [];
+    const off = t.onNotification((line) => seen.push(line));
+    const added = nextNotification(t, (line) => line.startsWith("%window-add"));
+    const id = await s.tmux("new-window", "-d", "-t", "main:", "-P", "-F", "#{window_id}");
+    assertEquals(await added, `%window-add ${id}`);
+    off();
+    const count = seen.length;
+    await s.tmux("new-window", "-d", "-t", "main:");
+    // A round trip over the client comes after the notification it produced.
+    await t.run([["display-message", "-p", "sync"]]);
+    assertEquals(seen.length, count, "no delivery after unsubscribe");
+  });
+});
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}
