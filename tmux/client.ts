@@ -23,9 +23,11 @@ export function isOwnSocket(socket: SocketChoice): boolean {
   return socket.kind === "name" && socket.name === OWN_SOCKET_NAME && socket.source === "default";
 }
 
-/** The tmux global arguments that select `socket`. */
+/** The tmux global arguments: UTF-8 output and the socket. */
 export function socketArgs(socket: SocketChoice): string[] {
-  const select = socket.kind === "name" ? ["-L", socket.name] : ["-S", socket.path];
+  // -u: without a UTF-8 locale (GUI clients often start us with none) tmux
+  // replaces control characters and non-ASCII text in its output with '_'.
+  const select = ["-u", ...(socket.kind === "name" ? ["-L", socket.name] : ["-S", socket.path])];
   // The own server never reads a user's configuration: its behaviour must not
   // depend on whatever ~/.tmux.conf does.
   return isOwnSocket(socket) ? [...select, "-f", "/dev/null"] : select;

@@ -51,11 +51,12 @@ export function classifyTmuxFailure(stderr: string, socketLabel: string): TmuxEr
       "List what exists with list_sessions, list_windows or list_panes and use an id from there.",
     );
   }
-  // tmux's own message is short and does not echo our arguments back beyond
-  // the target it failed on; keep only its first line.
+  // tmux puts the offending value after a colon ("invalid option: x"); keep
+  // only the clause before it so no rejected argument is echoed back.
+  const clause = text.split(": ")[0].trim();
   return new TmuxError(
     "failed",
-    `tmux reported: ${text || "an error with no message"}`,
+    `tmux reported: ${clause || "an error with no message"}`,
     "Check the ids and values and try again.",
   );
 }

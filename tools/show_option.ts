@@ -31,7 +31,16 @@ export const showOption = defineTool({
     const paneId = await resolvePane(ctx, args.paneId);
     const [exists, value] = await ctx.tmux.run([
       listPanesCommand({ kind: "pane", paneId }),
-      ["show-options", "-q", "-A", "-v", ...scopeArgs(args.scope, paneId, "-s"), args.name],
+      // -q only for user options: an unset @option is null, a misspelt
+      // built-in option is an error worth seeing.
+      [
+        "show-options",
+        ...(args.name.startsWith("@") ? ["-q"] : []),
+        "-A",
+        "-v",
+        ...scopeArgs(args.scope, paneId, "-s"),
+        args.name,
+      ],
     ]);
     if (exists === "") throw noSuch("pane");
     return { name: args.name, scope: args.scope, value: value === "" ? null : value };
