@@ -1,0 +1,135 @@
+/** Unit tests of the pure parts: settings, budgets, result fitting, format parsing, caller parsing. */
+
+import { assert, assertEquals, assertThrows } from "./assert.ts";
+import { budgetLines, keepTailBytes, utf8Length } from "../mcp/budget.ts";
+import { successResult, resultBytes } from "../mcp/results.ts";
+import { parseSettings, SettingsError } from "../mcp/settings.ts";
+import { selectTools } from "../mcp/toolsets.ts";
+import { parseTmuxVariable } from "../tmux/caller.ts";
+import { encodeArgument } from "../tmux/process_transport.ts";
+import { flag, formatOf, int, parseRows, text } from "../tmux/format.ts";
+import { isSupportedVersion } from "../tmux/locate.ts";
+
+const env = (vars: Record<string, string>) => (name: string) => vars[name];
+
+Deno.test("settings: defaults drive the own server with all four toolsets", () => {
+  const { settings, action } = parseSettings([], env({}));
+  assertEquals(action, "serve");
+  assertEquals(settings.socket, { kind: "name", name: "libtmux-mcp", source: "default" });
+  assertEquals(settings.toolsets, ["inspect", "manage", "execute", "teardown"]);
+  assertEquals([settings.maxLines, settings.maxBytes, settings.waitMaxSeconds], [500, 128000, 30]);
+});
+
+Deno.test("settings: a named socket leaves teardown off by default; the flag beats the environment", () => {
+  const { settings } = parseSettings(["-L", "work"], env({ LIBTMUX_SOCKET: "other" }));
+  assertEquals(settings.socket, { kind: "name", name: "work", source: "flag" });
+  assertEquals(settings.toolsets, ["inspect", "manage", "execute"]);
+  const fromEnv = parseSettings([], env({ LIBTMUX_SOCKET_PATH: "/tmp/s" })).settings;
+  assertEquals(fromEnv.socket, { kind: "path", path: "/tmp/s", source: "env" });
+});
+
+Deno.test("settings: numbers are clamped with a note; a non-number is an error", () => {
+  const parsed = parseSettings(["--max-lines", "5", "--max-bytes", "99999999"], env({}));
+  assertEquals(parsed.settings.maxLines, 10);
+  assertEquals(parsed.settings.maxBytes, 4_000_000);
+  assertEquals(parsed.notes.length, 2);
+  assertThrows(() => parseSettings(["--wait-max-seconds", "ten"], env({})), SettingsError, "whole number");
+});
+
+Deno.test("settings: refusals name the fix", () => {
+  assertThrows(() => parseSettings(["-L", "a", "-S", "/b"], env({})), SettingsError, "keep one");
+  assertThrows(() => parseSettings(["-S", "relative"], env({})), SettingsError, "absolute");
+  assertThrows(() => parseSettings(["--toolsets", "inspect,bogus"], env({})), SettingsError, "valid toolsets");
+  assertThrows(() => parseSettings([], env({ LIBTMUX_SOCKET: "a\u0007b" })), SettingsError, "control characters");
+  assertThrows(() => parseSettings(["--frobnicate"], env({})), SettingsError, "--help");
+  assertThrows(
+    () => parseSettings([], env({ LIBTMUX_SAFETY: "readonly", LIBTMUX_TOOLSETS: "inspect" })),
+    SettingsError,
+    "LIBTMUX_SAFETY",
+  );
+});
+
+Deno.test("settings: LIBTMUX_SAFETY maps to toolsets", () => {
+  assertEquals(parseSettings([], env({ LIBTMUX_SAFETY: "readonly" })).settings.toolsets, ["inspect"]);
+  assertEquals(parseSettings([], env({ LIBTMUX_SAFETY: "mutating" })).settings.toolsets, [
+    "inspect",
+    "manage",
+    "execute",
+  ]);
+  assertEquals(parseSettings([], env({ LIBTMUX_SAFETY: "destructive" })).settings.toolsets.length, 4);
+});
+
+Deno.test("selection: toolsets, then added tools, then exclusions which always win", () => {
+  const catalog = [
+    { name: "a", capability: { toolset: "inspect" as const } },
+    { name: "b", capability: { toolset: "teardown" as const } },
+    { name: "c", capability: { toolset: "inspect" as const } },
+  ];
+  assertEquals(selectTools(catalog, ["inspect"], ["b"], ["c"]).map((t) => t.name), ["a", "b"]);
+  assertEquals(selectTools(catalog, ["inspect"], ["b"], ["b"]).map((t) => t.name), ["a", "c"]);
+});
+
+Deno.test("budget: newest lines kept, then bytes, with counts", () => {
+  const lines = Array.from({ length: 10 }, (_, i) => `line ${i}`);
+  const byLines = budgetLines(lines, 3, 1000);
+  assertEquals(byLines.lines, ["line 7", "line 8", "line 9"]);
+  assertEquals([byLines.truncated, byLines.droppedLines], [true, 7]);
+  assertEquals(byLines.droppedBytes, 7 * 7);
+  const byBytes = budgetLines(lines, 100, 14);
+  assertEquals(byBytes.lines, ["line 8", "line 9"]);
+  const whole = budgetLines(lines, 100, 1000);
+  assertEquals([whole.truncated, whole.droppedLines, whole.droppedBytes], [false, 0, 0]);
+});
+
+Deno.test("budget: a long multibyte line is cut on a character boundary, keeping its end", () => {
+  const line = "é".repeat(10) + "日本語";
+  const cut = budgetLines([line], 10, 8);
+  assertEquals(cut.lines.length, 1);
+  assert(utf8Length(cut.lines[0]) + 1 <= 8);
+  assert(!cut.lines[0].includes("\ufffd"), "no broken character");
+  assert(line.endsWith(cut.lines[0]));
+  assertEquals(keepTailBytes("aé", 1), "");
+  assertEquals(keepTailBytes("aé", 2), "é");
+});
+
+Deno.test("results: the serialized result is shrunk to the byte budget, oldest lines first", () => {
+  const lines = Array.from({ length: 2000 }, (_, i) => `${i} ${"ü".repeat(40)}`);
+  const value = { paneId: "%1", content: budgetLines(lines, 100000, 10_000_000) };
+  const result = successResult(value, (v) => JSON.stringify(v), 20_000);
+  assert(resultBytes(result) <= 20_000);
+  const content = value.content;
+  assert(content.truncated && content.droppedLines > 0);
+  assertEquals(content.lines.at(-1), lines.at(-1));
+  assertEquals(content.droppedLines + content.lines.length, 2000);
+});
+
+Deno.test("format: records survive tabs, newlines, ';' and separators-alikes in values", () => {
+  const schema = { id: text("pane_id"), path: text("pane_current_path"), n: int("pane_index"), on: flag("pane_active") };
+  const format = formatOf(schema);
+  const value = "a\tb\nc; d\u001f\u001e|e";
+  const record = (id: string, path: string) =>
+    format.replace("#{pane_id}", id).replace("#{pane_current_path}", path).replace("#{pane_index}", "3")
+      .replace("#{pane_active}", "1");
+  const rows = parseRows(schema, `${record("%1", value)}\n${record("%2", "/tmp")}\n`);
+  assertEquals(rows, [{ id: "%1", path: value, n: 3, on: true }, { id: "%2", path: "/tmp", n: 3, on: true }]);
+  assertEquals(parseRows(schema, ""), []);
+});
+
+Deno.test("caller: TMUX is parsed as path,pid,index; paths may contain commas", () => {
+  assertEquals(parseTmuxVariable("/tmp/tmux-0/default,123,0"), { socketPath: "/tmp/tmux-0/default", pid: 123 });
+  assertEquals(parseTmuxVariable("/tmp/a,b/s,9,1"), { socketPath: "/tmp/a,b/s", pid: 9 });
+  assertEquals(parseTmuxVariable("garbage"), null);
+});
+
+Deno.test("argv: a trailing ';' is escaped so tmux does not end the command there", () => {
+  assertEquals(encodeArgument("ls;"), "ls\\;");
+  assertEquals(encodeArgument("a;b"), "a;b");
+});
+
+Deno.test("tmux versions: 3.2 and newer are supported", () => {
+  assert(isSupportedVersion("tmux 3.3a"));
+  assert(isSupportedVersion("tmux 3.2"));
+  assert(isSupportedVersion("tmux next-3.6"));
+  assert(!isSupportedVersion("tmux 3.1c"));
+  assert(!isSupportedVersion("tmux 2.9"));
+});
