@@ -1,0 +1,153 @@
+/**
+ * The validator of the search dialect: parses a pattern as JavaScript
+ * regular-expression syntax (Annex B, i.e. what `new RegExp(pattern, "i")`
+ * accepts, without the `u` flag) and refuses, before anything is compiled,
+ * every construct the contract excludes or that would not mean what it says.
+ *
+ * Refused, each named with its 0-based offset (a UTF-16 index into the
+ * pattern, the same index JavaScript uses):
+ * - lookahead `(?=`, negative lookahead `(?!`, lookbehind `(?<=`, negative
+ *   lookbehind `(?<!`, backreferences `\1` and `\k<name>`;
+ * - look-alikes whose Annex B reading surprises: `\1`–`\9` outside a class
+ *   when there is no such group (JavaScript silently reads them as legacy
+ *   octal or as the digit), `\k` without named groups (a literal `k`),
+ *   `\p{…}`/`\P{…}` (literal `p{…}` without the `u` flag) and `\u` not
+ *   followed by four hex digits (`\u{41}` would mean 41 `u`s);
+ * - the `m` modifier `(?m:…)`: lines are matched one at a time.
+ *
+ * Accepted look-alikes keep their JavaScript meaning: `\(?=` is the text
+ * `(?=`, `[(?=]` is a class of three characters, and `[\1]` is the legacy
+ * octal escape U+0001 (inside a class a digit escape is never a
+ * backreference).
+ *
+ * @module
+ */
+
+import {
+  type AST,
+  RegExpParser,
+  RegExpSyntaxError,
+  visitRegExpAST,
+} from "@eslint-community/regexpp";
+import { ToolError } from "./errors.ts";
+
+/** The longest pattern accepted, in UTF-8 bytes (the contract's limit). */
+export const MAX_PATTERN_BYTES = 999;
+
+const encoder = new TextEncoder();
+
+/** Refuses a pattern (or literal) over {@link MAX_PATTERN_BYTES} UTF-8 bytes. */
+export function checkPatternSize(pattern: string): void {
+  // Bytes, not characters: the limit bounds the work of parsing and
+  // compiling, and 500 two-byte characters are 1,000 bytes.
+  const bytes = encoder.encode(pattern).length;
+  if (bytes > MAX_PATTERN_BYTES) {
+    throw new ToolError(
+      `the pattern is ${bytes} UTF-8 bytes, over the limit of ${MAX_PATTERN_BYTES}`,
+      "Search for a shorter, more specific pattern.",
+    );
+  }
+}
+
+/** Parses `pattern` in the search dialect; throws ToolError naming the refused construct. */
+export function parseSearchPattern(pattern: string): AST.Pattern {
+  checkPatternSize(pattern);
+  let ast: AST.Pattern;
+  try {
+    // No `u` flag: this is the dialect of `new RegExp(pattern, "i")`, which is
+    // what people and models write (over-escaped punctuation like `\-` or
+    // `\:` is a syntax error in unicode mode).
+    ast = new RegExpParser({ strict: false }).parsePattern(pattern, 0, pattern.length, {
+      unicode: false,
+      unicodeSets: false,
+    });
+  } catch (error) {
+    if (error instanceof RegExpSyntaxError) {
+      throw new ToolError(
+        `syntax error at offset ${error.index}: ${syntaxReason(error, pattern)}`,
+        "Fix the regular expression (escape ( ) [ ] { } * + ? . | ^ $ \\ with a backslash), or set literal: true to search for the text itself.",
+      );
+    }
+    throw error;
+  }
+  refuseUnsupported(ast);
+  return ast;
+}
+
+/** The parser's reason without the pattern it quotes (errors never echo the pattern). */
+function syntaxReason(error: RegExpSyntaxError, pattern: string): string {
+  const prefix = `Invalid regular expression: /${pattern}/: `;
+  return error.message.startsWith(prefix)
+    ? error.message.slice(prefix.length)
+    : "invalid regular expression";
+}
+
+interface Refusal {
+  construct: string;
+  offset: number;
+  hint: string;
+}
+
+const LOOK_HINT = "Remove the %s, or set literal: true to search for the text itself.";
+
+function refuseUnsupported(ast: AST.Pattern): void {
+  const found: Refusal[] = [];
+  const refuse = (construct: string, offset: number, hint = LOOK_HINT.replace("%s", construct)) =>
+    found.push({ construct, offset, hint });
+  visitRegExpAST(ast, {
+    onAssertionEnter(node) {
+      if (node.kind === "lookahead") {
+        refuse(node.negate ? "negative lookahead" : "lookahead", node.start);
+      } else if (node.kind === "lookbehind") {
+        refuse(node.negate ? "negative lookbehind" : "lookbehind", node.start);
+      }
+    },
+    onBackreferenceEnter(node) {
+      refuse(typeof node.ref === "number" ? "backreference" : "named backreference", node.start);
+    },
+    onCharacterEnter(node) {
+      if (node.parent.type === "CharacterClass" || node.parent.type === "CharacterClassRange") {
+        return; // inside a class every escape is a plain character
+      }
+      const raw = node.raw;
+      if (/^\\[1-9]/.test(raw)) {
+        refuse(
+          "backreference",
+          node.start,
+          "Remove the backreference; for the character itself write \\xHH, or set literal: true.",
+        );
+      } else if (raw === "\\k") {
+        refuse("named backreference", node.start);
+      } else if (raw === "\\p" || raw === "\\P") {
+        refuse(
+          "Unicode property escape",
+          node.start,
+          "Patterns are not in unicode mode; use a character class such as [a-z] instead, or escape the backslash to search for the text.",
+        );
+      } else if (raw === "\\u") {
+        refuse(
+          "incomplete \\u escape",
+          node.start,
+          "Write \\uXXXX with exactly four hex digits (\\u{...} is not supported).",
+        );
+      }
+    },
+    onGroupEnter(node) {
+      if (node.modifiers?.add.multiline) {
+        refuse(
+          "multiline modifier",
+          node.modifiers.start,
+          "Remove the m modifier: each line is matched on its own, so ^ and $ already mean line start and end.",
+        );
+      }
+    },
+  });
+  if (found.length > 0) {
+    // The visitor's order is the tree's; report the first in the text.
+    const first = found.reduce((a, b) => (b.offset < a.offset ? b : a));
+    throw new ToolError(
+      `${first.construct} at offset ${first.offset} is not supported`,
+      first.hint,
+    );
+  }
+}
