@@ -10,6 +10,7 @@
 import process from "node:process";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CATALOG } from "./mcp/catalog.ts";
+import { runDoctor } from "./mcp/doctor.ts";
 import {
   capabilitiesDocument,
   capabilitiesProvider,
@@ -56,6 +57,10 @@ async function main(argv: string[]): Promise<void> {
   if (action === "print-capabilities") {
     console.log(JSON.stringify(capabilitiesDocument(settings, tools, facts), null, 2));
     return;
+  }
+  if (action === "doctor") {
+    const ready = await runDoctor(settings, argv, tools.map((tool) => tool.name), console.log);
+    Deno.exit(ready ? 0 : 1);
   }
   for (const note of notes) console.error(`tmux-mcp: ${note}`);
 

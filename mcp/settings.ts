@@ -35,7 +35,7 @@ export interface Settings {
 }
 
 /** What the command line asks for. */
-export type Action = "serve" | "help" | "version" | "print-capabilities";
+export type Action = "serve" | "help" | "version" | "print-capabilities" | "doctor";
 
 /** A setting that stops start-up, with a message fit for one stderr line. */
 export class SettingsError extends Error {
@@ -94,6 +94,8 @@ Options (each also an environment variable; the flag wins):
       --wait-max-seconds N   wait ceiling, 1-600 (LIBTMUX_MCP_WAIT_MAX_SECONDS; 30)
       --transport MODE       control or process (LIBTMUX_MCP_TRANSPORT; control)
       --print-capabilities   print the tmux://capabilities document and exit
+      --doctor               check tmux, the socket and permissions, print client
+                             configuration, and exit (1 when not ready)
   -h, --help                 show this help
   -V, --version              show the version
 
@@ -123,6 +125,7 @@ export function parseSettings(
         "wait-max-seconds": { type: "string" },
         transport: { type: "string" },
         "print-capabilities": { type: "boolean" },
+        doctor: { type: "boolean" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "V" },
       },
@@ -137,6 +140,8 @@ export function parseSettings(
     ? "version"
     : values["print-capabilities"]
     ? "print-capabilities"
+    : values.doctor
+    ? "doctor"
     : "serve";
 
   const notes: string[] = [];

@@ -44,8 +44,8 @@ export function missingTmux(binary: string, notPermitted: boolean): TmuxError {
   if (notPermitted) {
     return new TmuxError(
       "missing",
-      `this build may not run ${binary}`,
-      "Install tmux in a standard location (/usr/bin, /usr/local/bin, /opt/homebrew/bin) or run the server with --allow-run naming that path as well as --tmux.",
+      `${binary} is not allowed by this server's --allow-run permission`,
+      "A --tmux path must also be allowed by --allow-run: add it to the run list of the server permission set in deno.json, then restart (deno task start) or rebuild (deno task compile); or install tmux in /usr/bin, /usr/local/bin or /opt/homebrew/bin and drop --tmux.",
     );
   }
   return new TmuxError(
