@@ -1,0 +1,151 @@
+/**
+ * Keyboard input shared by `send_keys` and `send_keys_batch`: which tmux key
+ * names are accepted, which literal text may be typed, and the tmux commands
+ * that type one operation. Everything is checked before anything is sent.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { chunkText } from "../tmux/chunks.ts";
+import { paneTarget } from "../tmux/targets.ts";
+import { ToolError } from "./errors.ts";
+
+/** Named keys tmux 3.3 understands (key-string.c), lower-cased for lookup. */
+const NAMED_KEYS = new Set(
+  [
+    ...Array.from({ length: 12 }, (_, i) => `F${i + 1}`),
+    "IC",
+    "Insert",
+    "DC",
+    "Delete",
+    "Home",
+    "End",
+    "NPage",
+    "PageDown",
+    "PgDn",
+    "PPage",
+    "PageUp",
+    "PgUp",
+    "Tab",
+    "BTab",
+    "Space",
+    "BSpace",
+    "Enter",
+    "Escape",
+    "Up",
+    "Down",
+    "Left",
+    "Right",
+    "KP/",
+    "KP*",
+    "KP-",
+    "KP+",
+    "KP.",
+    "KPEnter",
+    ...Array.from({ length: 10 }, (_, i) => `KP${i}`),
+  ].map((name) => name.toLowerCase()),
+);
+
+/**
+ * True when `name` is a tmux key name: an optional chain of modifiers
+ * (`C-`, `M-`, `S-`, or `^` for Ctrl) before a named key (`Enter`, `F5`,
+ * `PageDown`...) or one printable character.
+ */
+export function isKeyName(name: string): boolean {
+  let rest = name;
+  if (rest.length > 1 && rest.startsWith("^")) rest = rest.slice(1);
+  else {
+    while (rest.length > 2 && /^[CMScms]-/.test(rest)) rest = rest.slice(2);
+  }
+  if (NAMED_KEYS.has(rest.toLowerCase())) return true;
+  const chars = [...rest];
+  // One printable character; control characters and whitespace have names.
+  return chars.length === 1 && !/[\p{Cc}\p{Cf}\p{Z}]/u.test(rest);
+}
+
+/** Refuses the first key that is not a tmux key name, saying which position it held. */
+export function checkKeys(keys: readonly string[], where = ""): void {
+  keys.forEach((key, i) => {
+    if (!isKeyName(key)) {
+      throw new ToolError(
+        `${where}keys[${i}] is not a tmux key name`,
+        "Use names such as C-c, M-x, Enter, Escape, Tab, BSpace, Space, Up, Down, Left, Right, " +
+          "Home, End, PageUp, PageDown, F1-F12, or a single character, optionally with C-, M- or " +
+          "S- in front; type plain text with text instead.",
+      );
+    }
+  });
+}
+
+/** A character that must not be typed as literal text: every control character but tab. */
+// deno-lint-ignore no-control-regex
+const TYPED_CONTROL = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/;
+
+/** Refuses literal text with control characters (a newline would act as Enter). */
+export function checkTypedText(text: string, where = ""): void {
+  if (TYPED_CONTROL.test(text)) {
+    throw new ToolError(
+      `${where}text contains a control character other than tab (a newline would press Enter)`,
+      "Send Enter, C-c and other control keys through keys (or enter: true), " +
+        "and multi-line text through paste_text.",
+    );
+  }
+}
+
+/** The input schema pieces of one typing operation. */
+export const typingFields = {
+  text: z.string().max(100_000).nullish().describe(
+    "Text typed literally (no key names are interpreted). No control characters except tab: " +
+      "use keys or enter for Enter, and paste_text for multi-line text.",
+  ),
+  keys: z.array(z.string().min(1).max(32)).min(1).max(64).nullish().describe(
+    'tmux key names pressed in order after the text, e.g. ["C-c"], ["Escape", ":", "w", "q", ' +
+      '"Enter"], ["Up"], ["F5"], ["M-x"]. Modifiers: C- (Ctrl), M- (Alt/Meta), S- (Shift).',
+  ),
+};
+
+/** One typing operation. */
+export interface Typing {
+  /** Literal text. */
+  text?: string | null;
+  /** Key names after the text. */
+  keys?: readonly string[] | null;
+  /** Press Enter last. */
+  enter?: boolean | null;
+}
+
+/** Checks `op` completely (nothing is sent for an invalid operation). */
+export function checkTyping(op: Typing, where = ""): void {
+  if ((op.text === undefined || op.text === null || op.text === "") && !op.keys?.length) {
+    throw new ToolError(
+      `${where}there is nothing to send`,
+      'Give text, keys, or both (to press only Enter, pass keys: ["Enter"]).',
+    );
+  }
+  if (op.text) checkTypedText(op.text, where);
+  if (op.keys) checkKeys(op.keys, where);
+}
+
+/** The tmux commands that type `op` into `paneId`, text first, then keys, then Enter. */
+export function typingCommands(paneId: string, op: Typing): string[][] {
+  const target = paneTarget(paneId);
+  const commands: string[][] = [];
+  if (op.text) {
+    for (const chunk of chunkText(op.text)) {
+      commands.push(["send-keys", "-t", target, "-l", "--", chunk]);
+    }
+  }
+  if (op.keys?.length) commands.push(["send-keys", "-t", target, "--", ...op.keys]);
+  if (op.enter) commands.push(["send-keys", "-t", target, "Enter"]);
+  return commands;
+}
+
+/** A short description of what `op` sent, for results. */
+export function describeTyping(op: Typing): string {
+  const parts: string[] = [];
+  if (op.text) parts.push(`${[...op.text].length} characters of text`);
+  if (op.keys?.length) parts.push(`keys ${op.keys.join(" ")}`);
+  if (op.enter) parts.push("Enter");
+  return parts.join(", then ");
+}

@@ -1,0 +1,67 @@
+/**
+ * tmux's limit on the size of one command line. A `tmux` client process
+ * sends its whole argument vector to the server in one message, and tmux
+ * 3.3a refuses more than about 16 KB ("command too long", measured here);
+ * control mode has no such limit. Long text is therefore cut into chunks,
+ * and round trips are kept under the smaller limit whatever the transport.
+ *
+ * @module
+ */
+
+import type { Tmux } from "./client.ts";
+import type { RunOptions } from "./transport.ts";
+
+/** Bytes of arguments one round trip may carry (below the ~16 KB message limit). */
+export const ROUND_TRIP_BYTES = 12_000;
+
+/** Bytes of text one chunk carries, so a chunk and its command fit a round trip. */
+export const CHUNK_BYTES = 8_000;
+
+const encoder = new TextEncoder();
+
+/** Cuts `text` into pieces of at most `maxBytes` UTF-8 bytes, never inside a character. */
+export function chunkText(text: string, maxBytes = CHUNK_BYTES): string[] {
+  const chunks: string[] = [];
+  let current = "";
+  let size = 0;
+  for (const ch of text) {
+    const n = ch.length === 1 && ch.charCodeAt(0) < 0x80 ? 1 : encoder.encode(ch).length;
+    if (size + n > maxBytes && current !== "") {
+      chunks.push(current);
+      current = "";
+      size = 0;
+    }
+    current += ch;
+    size += n;
+  }
+  if (current !== "" || chunks.length === 0) chunks.push(current);
+  return chunks;
+}
+
+function commandBytes(command: string[]): number {
+  return command.reduce((sum, arg) => sum + encoder.encode(arg).length + 1, 0);
+}
+
+/**
+ * Runs `commands` in order, grouped into as few round trips as the size limit
+ * allows. Atomic only within a group; a failure stops the commands after it.
+ */
+export async function runBounded(
+  tmux: Tmux,
+  commands: string[][],
+  options?: RunOptions,
+): Promise<void> {
+  let group: string[][] = [];
+  let size = 0;
+  for (const command of commands) {
+    const n = commandBytes(command);
+    if (group.length > 0 && size + n > ROUND_TRIP_BYTES) {
+      await tmux.run(group, options);
+      group = [];
+      size = 0;
+    }
+    group.push(command);
+    size += n;
+  }
+  if (group.length > 0) await tmux.run(group, options);
+}

@@ -1,0 +1,100 @@
+/** `paste_text`: pastes (multi-line) text into a pane through a private tmux buffer. */
+
+import { z } from "zod";
+import { utf8Length } from "../mcp/budget.ts";
+import { ToolError } from "../mcp/errors.ts";
+import { checkInputTarget } from "../mcp/panes.ts";
+import { defineTool } from "../mcp/registry.ts";
+import { paneId } from "../mcp/schemas.ts";
+import { chunkText, runBounded } from "../tmux/chunks.ts";
+import type { Tmux } from "../tmux/client.ts";
+import { paneTarget } from "../tmux/targets.ts";
+
+/** Largest text accepted (UTF-8 bytes). */
+const MAX_PASTE_BYTES = 1_000_000;
+
+/** The paste_text tool. */
+export const pasteText = defineTool({
+  name: "paste_text",
+  title: "Paste text",
+  description:
+    "Pastes text (any number of lines) into a pane as one paste, the way a terminal pastes: with " +
+    "bracketed paste (default) a shell or editor that asks for it takes the text as typed input " +
+    "and runs nothing until Enter. The text goes through a uniquely named tmux buffer that is " +
+    "deleted afterwards, also on failure; your own buffers are untouched.",
+  capability: {
+    toolset: "execute",
+    processReach: "pane-input",
+    tmuxEffects: ["change"],
+    outputClasses: ["tmux-metadata"],
+    mayExposeSecrets: false,
+    mayReturnUntrustedContent: false,
+    amplifiesFutureInput: false,
+  },
+  input: z.strictObject({
+    paneId,
+    text: z.string().min(1).max(MAX_PASTE_BYTES).describe(
+      "The text to paste; newlines allowed (sent as carriage returns, as a terminal does). " +
+        "No other control characters except tab. At most 1,000,000 bytes.",
+    ),
+    bracketed: z.boolean().nullish().describe(
+      "Wrap the paste in bracketed-paste sequences when the program asked for them (default true).",
+    ),
+    enter: z.boolean().nullish().describe("Press Enter after the paste (default false)."),
+  }),
+  output: z.object({
+    paneId: z.string(),
+    bytes: z.int().describe("UTF-8 bytes pasted."),
+  }),
+  async handler(args, ctx) {
+    // deno-lint-ignore no-control-regex
+    if (/[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f]/.test(args.text)) {
+      throw new ToolError(
+        "the text contains a control character other than tab, newline or carriage return " +
+          "(an escape sequence could end the bracketed paste early)",
+        "Remove those characters; send control keys with send_keys keys.",
+      );
+    }
+    const bytes = utf8Length(args.text);
+    if (bytes > MAX_PASTE_BYTES) {
+      throw new ToolError(
+        `the text is ${bytes} bytes, more than the ${MAX_PASTE_BYTES} a paste may carry`,
+        "Paste it in parts.",
+      );
+    }
+    await checkInputTarget(ctx, args.paneId);
+    const target = paneTarget(args.paneId);
+    const buffer = `tmux-mcp-paste-${crypto.randomUUID()}`;
+    const [first, ...rest] = chunkText(args.text);
+    try {
+      await runBounded(ctx.tmux, [
+        ["set-buffer", "-b", buffer, "--", first],
+        ...rest.map((chunk) => ["set-buffer", "-a", "-b", buffer, "--", chunk]),
+        // -d deletes the buffer once pasted.
+        [
+          "paste-buffer",
+          "-d",
+          ...(args.bracketed ?? true ? ["-p"] : []),
+          "-b",
+          buffer,
+          "-t",
+          target,
+        ],
+        ...(args.enter ? [["send-keys", "-t", target, "Enter"]] : []),
+      ], { signal: ctx.signal });
+    } catch (error) {
+      await dropBuffer(ctx.tmux, buffer);
+      throw error;
+    }
+    return { paneId: args.paneId, bytes };
+  },
+  render: (r) => `pasted ${r.bytes} bytes into pane ${r.paneId}`,
+});
+
+/** Deletes `buffer` if a failed paste left it behind. */
+async function dropBuffer(tmux: Tmux, buffer: string): Promise<void> {
+  const names = await tmux.one(["list-buffers", "-F", "#{buffer_name}"]).catch(() => null);
+  // Without an answer from tmux (server gone), there is no buffer left to delete.
+  if (names === null || !names.split("\n").includes(buffer)) return;
+  await tmux.one(["delete-buffer", "-b", buffer]);
+}

@@ -1,0 +1,354 @@
+/** `run_shell_command`: runs a command in a pane's shell and returns its exit status and output. */
+
+import { z } from "zod";
+import { contentText } from "../mcp/budget.ts";
+import { ToolError } from "../mcp/errors.ts";
+import { budget, checkInputTarget, splitCapture } from "../mcp/panes.ts";
+import { defineTool, type ToolContext } from "../mcp/registry.ts";
+import { content, maxLines, paneId, timeoutSeconds } from "../mcp/schemas.ts";
+import {
+  buildFrame,
+  COMMAND_OPTION_PREFIX,
+  type Frame,
+  type FramedOutput,
+  isPosixShell,
+  parseFramedOutput,
+  parseStatus,
+  programName,
+  RUNNING_OPTION,
+  STATUS_OPTION_PREFIX,
+} from "../mcp/shell_frame.ts";
+import { chunkText, runBounded } from "../tmux/chunks.ts";
+import { TmuxError } from "../tmux/errors.ts";
+import { paneTarget } from "../tmux/targets.ts";
+import { waitForChannel } from "../tmux/wait_for.ts";
+
+const OUTCOMES = ["completed", "timed_out", "pane_exited", "cancelled"] as const;
+type Outcome = typeof OUTCOMES[number];
+
+/** How often the wait checks that the pane still exists. */
+const PANE_CHECK_MS = 500;
+/** How long a finished run may take to show its end marker (the pane's output is read asynchronously). */
+const SETTLE_MS = 2_000;
+
+// Panes this process is running a command in right now (socket + pane).
+const active = new Set<string>();
+
+/** The run_shell_command tool. */
+export const runShellCommand = defineTool({
+  name: "run_shell_command",
+  title: "Run shell command",
+  description:
+    "Runs a command line in the POSIX shell (sh, bash, zsh, dash, ksh...) of a pane and waits until it " +
+    "finishes; returns its exit status and what it printed (newest lines kept). The shell signals " +
+    "completion and stores the status through tmux, so nothing is guessed from the screen. The command " +
+    "runs in a subshell: cd, export, set -e or exit inside it do not change the pane's shell; " +
+    "multi-line commands and here-documents work. On timeout the command keeps running " +
+    '(stillRunning: true): wait with wait_for_text, or stop it with send_keys keys ["C-c"]; ' +
+    "the pane takes the next run_shell_command once it has ended. Refuses panes whose " +
+    "foreground program is not a POSIX shell (use send_keys there).",
+  capability: {
+    toolset: "execute",
+    processReach: "pane-command",
+    tmuxEffects: ["observe", "change"],
+    outputClasses: ["tmux-metadata", "terminal-content"],
+    mayExposeSecrets: true,
+    mayReturnUntrustedContent: true,
+    amplifiesFutureInput: false,
+  },
+  input: z.strictObject({
+    paneId,
+    command: z.string().min(1).max(100_000).describe(
+      "The shell command line; may span lines and contain here-documents, quotes and comments.",
+    ),
+    timeoutSeconds,
+    maxLines,
+    suppressHistory: z.boolean().nullish().describe(
+      "Start the typed line with a space so it stays out of the shell's history (default true; " +
+        "bash needs HISTCONTROL=ignorespace or ignoreboth, zsh setopt HIST_IGNORE_SPACE).",
+    ),
+  }),
+  output: z.object({
+    paneId: z.string(),
+    outcome: z.enum(OUTCOMES),
+    exitStatus: z.int().nullable().describe("The command's exit status; null unless completed."),
+    output: content,
+    outputIncomplete: z.boolean().describe(
+      "Part of the output could not be read back: its start scrolled out of the pane's history " +
+        "(history-limit) or the screen was cleared or switched; output holds what remained.",
+    ),
+    elapsedSeconds: z.number(),
+    effectiveTimeoutSeconds: z.number(),
+    stillRunning: z.boolean(),
+  }),
+  async handler(args, ctx) {
+    const key = `${ctx.tmux.label} ${args.paneId}`;
+    if (active.has(key)) throw busy(args.paneId, "another run_shell_command call is waiting on it");
+    active.add(key);
+    try {
+      return await run(args, ctx);
+    } finally {
+      active.delete(key);
+    }
+  },
+  render: (r) =>
+    contentText(
+      `pane ${r.paneId}: ${r.outcome}${
+        r.exitStatus === null ? "" : `, exit status ${r.exitStatus}`
+      }` +
+        `${r.stillRunning ? ", still running" : ""} after ${r.elapsedSeconds} s` +
+        `${r.outputIncomplete ? " (start of the output scrolled out of the history)" : ""}`,
+      r.output,
+    ),
+});
+
+interface RunArgs {
+  paneId: string;
+  command: string;
+  timeoutSeconds?: number | null;
+  maxLines?: number | null;
+  suppressHistory?: boolean | null;
+}
+
+async function run(args: RunArgs, ctx: ToolContext) {
+  if (args.command.includes("\0")) {
+    throw new ToolError("the command contains a NUL character", "Remove it and try again.");
+  }
+  const target = paneTarget(args.paneId);
+  const pane = await checkInputTarget(ctx, args.paneId);
+  if (!isPosixShell(pane.currentCommand)) {
+    const name = pane.currentCommand ? programName(pane.currentCommand) : "an unknown program";
+    throw new ToolError(
+      `pane ${args.paneId} runs ${name} in the foreground, not a POSIX shell (sh, bash, zsh, dash, ksh), ` +
+        "so a typed command line would go to that program",
+      "Talk to that program with send_keys, or run the command in a pane with a shell " +
+        "(split_window or create_window make one).",
+    );
+  }
+  const cleanup = await previousRun(ctx, args.paneId, pane.pid);
+  const frame = buildFrame({
+    paneId: args.paneId,
+    tmuxBinary: ctx.tmux.binary,
+    socketPath: await ctx.tmux.socketPath(),
+    suppressHistory: args.suppressHistory ?? true,
+  }, args.command);
+  const effective = Math.min(
+    args.timeoutSeconds ?? ctx.settings.waitMaxSeconds,
+    ctx.settings.waitMaxSeconds,
+  );
+  const stored: string[][] = [];
+  if (frame.commandOption !== null) {
+    const [first, ...rest] = chunkText(args.command);
+    stored.push(["set-option", "-p", "-t", target, "--", frame.commandOption, first]);
+    for (const chunk of rest) {
+      stored.push(["set-option", "-pa", "-t", target, "--", frame.commandOption, chunk]);
+    }
+  }
+  const started = performance.now();
+  await runBounded(ctx.tmux, [
+    ...cleanup,
+    ...stored,
+    ["set-option", "-p", "-t", target, RUNNING_OPTION, `${frame.id}.${pane.pid ?? ""}`],
+    // C-u first: text left on the prompt would otherwise be glued to the line.
+    ["send-keys", "-t", target, "C-u"],
+    ["send-keys", "-t", target, "-l", "--", frame.line],
+    ["send-keys", "-t", target, "Enter"],
+  ], { signal: ctx.signal });
+
+  const outcome = await waitForRun(ctx, args.paneId, frame, effective * 1000);
+  const elapsedSeconds = Math.round((performance.now() - started) / 10) / 100;
+  const result = await collect(ctx, args.paneId, frame, outcome);
+  return {
+    paneId: args.paneId,
+    outcome: result.outcome,
+    exitStatus: result.exitStatus,
+    output: (() => {
+      const output = budget(ctx, result.framed.lines, args.maxLines);
+      if (result.outputIncomplete) output.truncated = true;
+      return output;
+    })(),
+    outputIncomplete: result.outputIncomplete,
+    elapsedSeconds,
+    effectiveTimeoutSeconds: effective,
+    stillRunning: result.outcome === "timed_out" || result.outcome === "cancelled",
+  };
+}
+
+/**
+ * Refuses a pane whose earlier run is still going (it timed out and was left
+ * running), and returns commands that drop what finished runs left behind.
+ */
+async function previousRun(
+  ctx: ToolContext,
+  paneId: string,
+  pid: number | null,
+): Promise<string[][]> {
+  const listing = await ctx.tmux.one(["show-options", "-p", "-t", paneTarget(paneId)]);
+  const names = listing.split("\n").map((line) => line.split(" ", 1)[0]);
+  const running = listing.split("\n").find((line) => line.startsWith(`${RUNNING_OPTION} `));
+  if (running) {
+    const [id, owner] = running.slice(RUNNING_OPTION.length + 1).replace(/"/g, "").split(".");
+    // A respawned pane has a new shell: the mark belongs to the old one.
+    if (owner === String(pid ?? "")) {
+      // The earlier run signals its channel when it ends; nobody waited, so
+      // tmux remembers the signal and this returns at once if it has ended.
+      const state = await waitForChannel(ctx.tmux, `tmux-mcp-run-${id}`, {
+        timeoutMs: 300,
+        signal: ctx.signal,
+      });
+      if (state === "timeout") {
+        throw busy(
+          paneId,
+          "the command of an earlier run_shell_command (which timed out) is still running",
+        );
+      }
+    }
+  }
+  return names
+    .filter((name) =>
+      name === RUNNING_OPTION || name.startsWith(STATUS_OPTION_PREFIX) ||
+      name.startsWith(COMMAND_OPTION_PREFIX)
+    )
+    .map((name) => ["set-option", "-pu", "-t", paneTarget(paneId), name]);
+}
+
+function busy(paneId: string, why: string): ToolError {
+  return new ToolError(
+    `pane ${paneId} is busy: ${why}`,
+    'Wait for it to finish (wait_for_text), or interrupt it with send_keys keys ["C-c"], then call run_shell_command again.',
+  );
+}
+
+/** Waits for the run's channel while checking that the pane lives on. */
+async function waitForRun(
+  ctx: ToolContext,
+  paneId: string,
+  frame: Frame,
+  timeoutMs: number,
+): Promise<Outcome> {
+  const paneGone = new AbortController();
+  let checking = true;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const check = async () => {
+    if (!checking) return;
+    try {
+      if (!(await paneAlive(ctx, paneId))) {
+        paneGone.abort();
+        return;
+      }
+    } catch (error) {
+      // The wait itself reports a vanished server; anything else ends the wait too.
+      if (!(error instanceof TmuxError)) throw error;
+      paneGone.abort();
+      return;
+    }
+    if (checking) timer = setTimeout(check, PANE_CHECK_MS);
+  };
+  timer = setTimeout(check, PANE_CHECK_MS);
+  try {
+    const state = await waitForChannel(ctx.tmux, frame.channel, {
+      timeoutMs,
+      signal: AbortSignal.any([ctx.signal, paneGone.signal]),
+    });
+    return state === "signalled" ? "completed" : "timed_out";
+  } catch (error) {
+    if (error instanceof TmuxError && error.kind === "cancelled") {
+      return ctx.signal.aborted ? "cancelled" : "pane_exited";
+    }
+    throw error;
+  } finally {
+    checking = false;
+    clearTimeout(timer);
+  }
+}
+
+async function paneAlive(ctx: ToolContext, paneId: string): Promise<boolean> {
+  const out = await ctx.tmux.one([
+    "list-panes",
+    "-a",
+    "-f",
+    `#{==:#{pane_id},${paneId}}`,
+    "-F",
+    "#{pane_dead}",
+  ]);
+  return out === "0";
+}
+
+interface Collected {
+  outcome: Outcome;
+  exitStatus: number | null;
+  framed: FramedOutput;
+  outputIncomplete: boolean;
+}
+
+/** Reads the status and output of a run that ended its wait with `outcome`. */
+async function collect(
+  ctx: ToolContext,
+  paneId: string,
+  frame: Frame,
+  outcome: Outcome,
+): Promise<Collected> {
+  const none: FramedOutput = { lines: [], startFound: false, endFound: false };
+  if (outcome === "cancelled") {
+    return { outcome, exitStatus: null, framed: none, outputIncomplete: false };
+  }
+  const target = paneTarget(paneId);
+  let status: string;
+  let captured: string;
+  try {
+    [status, captured] = await ctx.tmux.run([
+      ["show-options", "-pqv", "-t", target, frame.statusOption],
+      ["capture-pane", "-p", "-J", "-S", "-", "-t", target],
+      // A run still going sets its status later; the next run drops it then.
+      ["set-option", "-pu", "-t", target, frame.statusOption],
+    ]);
+  } catch (error) {
+    if (outcome === "pane_exited" && error instanceof TmuxError && error.kind === "no_target") {
+      return { outcome, exitStatus: null, framed: none, outputIncomplete: false };
+    }
+    throw error;
+  }
+  const exitStatus = parseStatus(status);
+  if (outcome === "pane_exited") {
+    return {
+      outcome,
+      exitStatus: null,
+      framed: framedOrNone(captured, frame),
+      outputIncomplete: false,
+    };
+  }
+  if (outcome === "timed_out" && exitStatus === null) {
+    return { outcome, exitStatus, framed: framedOrNone(captured, frame), outputIncomplete: false };
+  }
+  if (outcome === "timed_out") {
+    // It ended as the wait ran out: take its signal so tmux forgets the channel.
+    await waitForChannel(ctx.tmux, frame.channel, { timeoutMs: 1000, signal: ctx.signal });
+  }
+  if (exitStatus === null) {
+    throw new ToolError(
+      "the shell signalled the end of the command without storing its exit status",
+      "Something else may have signalled the channel or removed the pane option; run the command again.",
+    );
+  }
+  let framed = parseFramedOutput(splitCapture(captured), frame);
+  const settleBy = performance.now() + SETTLE_MS;
+  // tmux reads the pane's output and the shell's signal on separate paths;
+  // the last output can arrive a moment after the signal.
+  while (!framed.endFound && performance.now() < settleBy) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const again = await ctx.tmux.one(["capture-pane", "-p", "-J", "-S", "-", "-t", target]);
+    framed = parseFramedOutput(splitCapture(again), frame);
+  }
+  if (!framed.endFound) {
+    // The command left the screen in a state (alternate screen, reset) that
+    // hides its end: the status stands, the output is lost.
+    return { outcome: "completed", exitStatus, framed: none, outputIncomplete: true };
+  }
+  return { outcome: "completed", exitStatus, framed, outputIncomplete: !framed.startFound };
+}
+
+/** Output of an unfinished run: only what follows its start marker. */
+function framedOrNone(captured: string, frame: Frame): FramedOutput {
+  const framed = parseFramedOutput(splitCapture(captured), frame);
+  return framed.startFound ? framed : { lines: [], startFound: false, endFound: false };
+}

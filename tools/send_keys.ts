@@ -1,0 +1,44 @@
+/** `send_keys`: types literal text and/or named keys into a pane. */
+
+import { z } from "zod";
+import { checkTyping, describeTyping, typingCommands, typingFields } from "../mcp/keys.ts";
+import { checkInputTarget } from "../mcp/panes.ts";
+import { defineTool } from "../mcp/registry.ts";
+import { paneId } from "../mcp/schemas.ts";
+import { runBounded } from "../tmux/chunks.ts";
+
+/** The send_keys tool. */
+export const sendKeys = defineTool({
+  name: "send_keys",
+  title: "Send keys",
+  description:
+    "Types text literally and/or presses tmux keys (C-c, Enter, Escape, Up, F5, M-x...) in a pane, " +
+    "text first, then keys, then Enter when enter is true. Every key name is checked before anything " +
+    "is sent. For a shell command whose exit status and output you need, use run_shell_command; for " +
+    "multi-line text, paste_text.",
+  capability: {
+    toolset: "execute",
+    processReach: "pane-input",
+    tmuxEffects: ["change"],
+    outputClasses: ["tmux-metadata"],
+    mayExposeSecrets: false,
+    mayReturnUntrustedContent: false,
+    amplifiesFutureInput: false,
+  },
+  input: z.strictObject({
+    paneId,
+    ...typingFields,
+    enter: z.boolean().nullish().describe("Press Enter after the text and keys (default false)."),
+  }),
+  output: z.object({
+    paneId: z.string(),
+    sent: z.string().describe("What was sent, without repeating the text."),
+  }),
+  async handler(args, ctx) {
+    checkTyping(args);
+    await checkInputTarget(ctx, args.paneId);
+    await runBounded(ctx.tmux, typingCommands(args.paneId, args), { signal: ctx.signal });
+    return { paneId: args.paneId, sent: describeTyping(args) };
+  },
+  render: (r) => `sent to pane ${r.paneId}: ${r.sent}`,
+});

@@ -1,0 +1,135 @@
+/** `send_keys_batch`: an ordered list of typing operations, each with its own result row. */
+
+import { z } from "zod";
+import { errorText, ToolError } from "../mcp/errors.ts";
+import { checkTyping, typingCommands, typingFields } from "../mcp/keys.ts";
+import { checkInputTarget } from "../mcp/panes.ts";
+import { defineTool } from "../mcp/registry.ts";
+import { paneId } from "../mcp/schemas.ts";
+import { runBounded } from "../tmux/chunks.ts";
+import { TmuxError } from "../tmux/errors.ts";
+
+const operation = z.strictObject({
+  paneId,
+  ...typingFields,
+  enter: z.boolean().nullish().describe("Press Enter after this operation (default false)."),
+  delayMs: z.int().min(0).max(2000).nullish().describe(
+    "Pause this many milliseconds before sending this operation (0-2000), e.g. to let a program draw.",
+  ),
+});
+
+/** The send_keys_batch tool. */
+export const sendKeysBatch = defineTool({
+  name: "send_keys_batch",
+  title: "Send keys batch",
+  description:
+    "Sends an ordered list of typing operations (each like send_keys: text, keys, enter, plus an " +
+    "optional pause before it) to one or more panes and reports each one. Every operation is " +
+    "checked before the first is sent; a row that fails (dead pane, copy mode...) stops the batch " +
+    "or, with onError continue, is skipped. The whole batch, pauses included, must fit the wait " +
+    "ceiling (--wait-max-seconds). For commands whose exit status you need, use run_shell_command.",
+  capability: {
+    toolset: "execute",
+    processReach: "pane-input",
+    tmuxEffects: ["change"],
+    outputClasses: ["tmux-metadata"],
+    mayExposeSecrets: false,
+    mayReturnUntrustedContent: false,
+    amplifiesFutureInput: false,
+  },
+  input: z.strictObject({
+    operations: z.array(operation).min(1).max(64).describe("Operations, sent in order."),
+    onError: z.enum(["stop", "continue"]).nullish().describe(
+      "stop (default): stop at the first failed operation; continue: try every operation.",
+    ),
+  }),
+  output: z.object({
+    results: z.array(z.object({
+      index: z.int(),
+      paneId: z.string(),
+      success: z.boolean(),
+      error: z.string().nullable(),
+      elapsedSeconds: z.number(),
+    })),
+    succeeded: z.int(),
+    failed: z.int(),
+    stoppedAt: z.int().nullable().describe(
+      "Index of the operation the batch stopped at (a failure with onError stop, or the wait " +
+        "ceiling); null when every operation was attempted.",
+    ),
+  }),
+  async handler(args, ctx) {
+    args.operations.forEach((op, i) => checkTyping(op, `operations[${i}].`));
+    const ceilingMs = ctx.settings.waitMaxSeconds * 1000;
+    const pauses = args.operations.reduce((sum, op) => sum + (op.delayMs ?? 0), 0);
+    if (pauses > ceilingMs) {
+      throw new ToolError(
+        `the pauses add up to ${pauses} ms, more than the wait ceiling of ${ceilingMs} ms`,
+        "Shorten the delays or split the batch into several calls.",
+      );
+    }
+    const deadline = performance.now() + ceilingMs;
+    const results = [];
+    let stoppedAt: number | null = null;
+    for (const [index, op] of args.operations.entries()) {
+      const began = performance.now();
+      if (began + (op.delayMs ?? 0) > deadline) {
+        stoppedAt = index;
+        break;
+      }
+      let error: string | null = null;
+      try {
+        await pause(op.delayMs ?? 0, ctx.signal);
+        await checkInputTarget(ctx, op.paneId);
+        await runBounded(ctx.tmux, typingCommands(op.paneId, op), { signal: ctx.signal });
+      } catch (caught) {
+        if (ctx.signal.aborted || (caught instanceof TmuxError && caught.kind === "cancelled")) {
+          throw caught;
+        }
+        error = errorText(`operations[${index}]`, caught);
+      }
+      const elapsedSeconds = Math.round(performance.now() - began) / 1000;
+      results.push({ index, paneId: op.paneId, success: error === null, error, elapsedSeconds });
+      if (error !== null && (args.onError ?? "stop") === "stop") {
+        stoppedAt = index;
+        break;
+      }
+    }
+    const failed = results.filter((r) => !r.success).length;
+    return { results, succeeded: results.length - failed, failed, stoppedAt };
+  },
+  render: (r) =>
+    [
+      `${r.succeeded} sent, ${r.failed} failed${
+        r.stoppedAt === null ? "" : `, stopped at operation ${r.stoppedAt}`
+      }`,
+      ...r.results.map((row) =>
+        `[${row.index}] ${row.paneId}: ${
+          row.success ? "sent" : row.error
+        } (${row.elapsedSeconds} s)`
+      ),
+    ].join("\n"),
+});
+
+/** Sleeps `ms`, ending early with a cancellation error when `signal` fires. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(
+        new TmuxError(
+          "cancelled",
+          "the request was cancelled",
+          "Call the tool again if still needed.",
+        ),
+      );
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
