@@ -21,6 +21,10 @@ import { listPanes } from "../tools/list_panes.ts";
 import { listSessions } from "../tools/list_sessions.ts";
 import { listWindows } from "../tools/list_windows.ts";
 import { snapshotPane } from "../tools/snapshot_pane.ts";
+import { pasteText } from "../tools/paste_text.ts";
+import { runShellCommand } from "../tools/run_shell_command.ts";
+import { sendKeys } from "../tools/send_keys.ts";
+import { sendKeysBatch } from "../tools/send_keys_batch.ts";
 
 /** All implemented tools, in the contract's order within each toolset. */
 export const CATALOG: readonly AnyTool[] = [
@@ -40,4 +44,9 @@ export const CATALOG: readonly AnyTool[] = [
   capturePane,
   snapshotPane,
   callReadToolsBatch,
+  // execute: input
+  runShellCommand,
+  sendKeys,
+  sendKeysBatch,
+  pasteText,
 ];
