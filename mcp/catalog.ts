@@ -21,6 +21,10 @@ import { listPanes } from "../tools/list_panes.ts";
 import { listSessions } from "../tools/list_sessions.ts";
 import { listWindows } from "../tools/list_windows.ts";
 import { snapshotPane } from "../tools/snapshot_pane.ts";
+import { captureSince } from "../tools/capture_since.ts";
+import { waitForTextTool } from "../tools/wait_for_text.ts";
+import { signalChannel } from "../tools/signal_channel.ts";
+import { waitForChannelTool } from "../tools/wait_for_channel.ts";
 import { pasteText } from "../tools/paste_text.ts";
 import { runShellCommand } from "../tools/run_shell_command.ts";
 import { sendKeys } from "../tools/send_keys.ts";
@@ -42,8 +46,13 @@ export const CATALOG: readonly AnyTool[] = [
   showEnvironment,
   showHooks,
   capturePane,
+  captureSince,
   snapshotPane,
+  waitForTextTool,
   callReadToolsBatch,
+  // manage: wait-for channels
+  signalChannel,
+  waitForChannelTool,
   // execute: input
   runShellCommand,
   sendKeys,

@@ -1,0 +1,13 @@
+/**
+ * The channel-name argument of the wait-for channel tools.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { CHANNEL_NAME } from "../tmux/wait_for.ts";
+
+/** A tmux wait-for channel name (CONTRACT §6). */
+export const channelName = z.string().regex(CHANNEL_NAME, {
+  error: "must be 1 to 128 characters from A-Z, a-z, 0-9, _ . : -",
+}).describe("Channel name: 1 to 128 characters from A-Z, a-z, 0-9, _ . : -.");

@@ -1,0 +1,267 @@
+/**
+ * "What is new in this pane since I last looked": consistent reads of a
+ * pane's rows with absolute line numbers, and the comparison of a read with
+ * a remembered {@link CursorState}. `capture_since` hands the state out as
+ * its cursor; `wait_for_text` keeps it in memory between wake-ups.
+ *
+ * Absolute line numbers: a row's number is tmux's `history_size` plus its
+ * screen row at the time of the read. Scrolling keeps numbers stable (the
+ * history grows by as many rows as the screen scrolled); they only shift when
+ * tmux drops history (trimming a tenth of `history-limit` at a time when the
+ * history is full, or `clear-history`). The remembered rows (a few history
+ * rows above the screen, which cannot change, and the screen's rows) are
+ * compared by hash: found at the same numbers, the rows after them and any
+ * screen row that changed are new; found higher up, history was trimmed and
+ * the numbers shift; found nowhere, the history they were in is gone.
+ *
+ * @module
+ */
+
+import type { Tmux } from "../tmux/client.ts";
+import { TmuxError } from "../tmux/errors.ts";
+import { noSuch } from "../tmux/views.ts";
+import { paneTarget } from "../tmux/targets.ts";
+import { type CursorState, MAX_CURSOR_ROWS, rowHash } from "./cursor.ts";
+
+/** History rows above the screen remembered as the anchor. */
+export const ANCHOR_ROWS = 3;
+const BLANK = rowHash("");
+/** Attempts at a read that is consistent and covers the rows asked for. */
+const MAX_ATTEMPTS = 8;
+
+/** A pane's state at the time of a read. */
+export interface PaneState {
+  paneId: string;
+  pid: number;
+  historySize: number;
+  historyLimit: number;
+  height: number;
+  width: number;
+  cursorY: number;
+  alternate: boolean;
+  dead: boolean;
+}
+
+/** Rows of a pane from absolute line `first` to the bottom of its screen, read consistently. */
+export interface Snapshot {
+  state: PaneState;
+  /** Absolute line number of `rows[0]`. */
+  first: number;
+  rows: string[];
+}
+
+const STATE_FORMAT = [
+  "#{pane_id}",
+  "#{pane_pid}",
+  "#{history_size}",
+  "#{history_limit}",
+  "#{pane_height}",
+  "#{pane_width}",
+  "#{cursor_y}",
+  "#{alternate_on}",
+  "#{pane_dead}",
+].join(":");
+
+function parseState(paneId: string, text: string): PaneState {
+  const parts = text.split(":");
+  if (parts.length !== 9 || parts[0] !== paneId) throw noSuch("pane");
+  const n = parts.slice(1).map((p) => (/^\d+$/.test(p) ? Number(p) : 0));
+  return {
+    paneId,
+    pid: n[0],
+    historySize: n[1],
+    historyLimit: n[2],
+    height: n[3],
+    width: n[4],
+    cursorY: n[5],
+    alternate: n[6] === 1,
+    dead: n[7] === 1,
+  };
+}
+
+function sameState(a: PaneState, b: PaneState): boolean {
+  return a.pid === b.pid && a.historySize === b.historySize && a.height === b.height &&
+    a.width === b.width && a.cursorY === b.cursorY && a.alternate === b.alternate &&
+    a.dead === b.dead;
+}
+
+/** Reads a pane's state alone (one small round trip). */
+export async function readState(tmux: Tmux, paneId: string, signal?: AbortSignal) {
+  const [text] = await tmux.run(
+    [["display-message", "-p", "-t", paneTarget(paneId), STATE_FORMAT]],
+    {
+      signal,
+    },
+  );
+  return parseState(paneId, text);
+}
+
+/**
+ * Reads the pane from the absolute line `want(state)` (0 = the top of the
+ * history) to the bottom of the screen. The state is sampled before and
+ * after the capture in the same round trip and the read is retried when they
+ * disagree, so a busy pane never yields rows that do not belong to one
+ * moment. `guess` (a recent state) saves the first round trip.
+ */
+export async function readSnapshot(
+  tmux: Tmux,
+  paneId: string,
+  want: (state: PaneState) => number,
+  guess?: PaneState,
+  signal?: AbortSignal,
+): Promise<Snapshot> {
+  let predicted = guess ?? await readState(tmux, paneId, signal);
+  let slack = 0;
+  const target = paneTarget(paneId);
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const fromWanted = want(predicted);
+    // After a few misses (a pane scrolling fast), read the whole history.
+    const relative = attempt >= MAX_ATTEMPTS / 2
+      ? null
+      : fromWanted - predicted.historySize - slack;
+    const start = relative === null || fromWanted <= 0 ? "-" : String(Math.min(relative, 0));
+    const [before, text, after] = await tmux.run([
+      ["display-message", "-p", "-t", target, STATE_FORMAT],
+      ["capture-pane", "-p", "-t", target, "-S", start],
+      ["display-message", "-p", "-t", target, STATE_FORMAT],
+    ], { signal });
+    const state = parseState(paneId, before);
+    const again = parseState(paneId, after);
+    const rows = text === "" ? [] : text.split("\n");
+    // capture-pane clamps a start above the history to its top.
+    const first = start === "-" ? 0 : Math.max(0, state.historySize + Number(start));
+    const bottom = state.historySize + state.height;
+    if (sameState(state, again) && rows.length === bottom - first && first <= want(state)) {
+      return { state, first, rows };
+    }
+    slack += Math.max(1, state.historySize - predicted.historySize) * 2;
+    predicted = state;
+  }
+  throw new TmuxError(
+    "failed",
+    "the pane changed during every attempt to read it consistently",
+    "Try again; if the pane prints continuously, wait for it to settle (wait_for_text) first.",
+  );
+}
+
+/** The row hash at absolute line `abs` of `snap`, or undefined outside the read. */
+function hashAt(snap: Snapshot, abs: number): number | undefined {
+  const i = abs - snap.first;
+  return i >= 0 && i < snap.rows.length ? rowHash(snap.rows[i]) : undefined;
+}
+
+/** One past the last row that matters: the last non-blank row or the cursor's row. */
+export function contentEnd(snap: Snapshot): number {
+  const top = snap.state.historySize;
+  let last = snap.rows.length - 1;
+  while (last >= 0 && last + snap.first >= top && snap.rows[last] === "") last--;
+  return Math.max(last + snap.first + 1, top + snap.state.cursorY + 1, top);
+}
+
+/** The absolute line from which a read must start to compare against `mark` and make the next one. */
+export function neededFrom(mark: CursorState | undefined, state: PaneState): number {
+  const next = Math.max(0, state.historySize - ANCHOR_ROWS);
+  return mark ? Math.min(mark.base, next) : next;
+}
+
+/** What to remember of `snap` for the next comparison (`snap` must start at or above `neededFrom`). */
+export function markOf(snap: Snapshot): CursorState {
+  const top = snap.state.historySize;
+  const base = Math.max(0, top - ANCHOR_ROWS, snap.first);
+  const end = Math.min(contentEnd(snap), base + MAX_CURSOR_ROWS);
+  const hashes: number[] = [];
+  for (let abs = base; abs < end; abs++) hashes.push(hashAt(snap, abs) ?? BLANK);
+  return {
+    paneId: snap.state.paneId,
+    pid: snap.state.pid,
+    width: snap.state.width,
+    base,
+    top,
+    open: Math.min(top + snap.state.cursorY, end),
+    hashes,
+  };
+}
+
+/** The outcome of comparing a read with a remembered state. */
+export type Delta =
+  | {
+    kind: "found";
+    /** How far the remembered rows moved up (history dropped above them). */
+    shift: number;
+    /** Absolute line (in the read's numbering) of the first new or rewritten row. */
+    start: number;
+    /** The new and rewritten rows, oldest first. */
+    rows: string[];
+  }
+  | {
+    kind: "lost";
+    /** True when history the cursor pointed into is gone (else the pane was re-wrapped by a resize). */
+    historyLost: boolean;
+    /** The visible screen, up to the last row that matters. */
+    rows: string[];
+  }
+  /** The rows may have moved further up than `snap` reaches: read again from line 0. */
+  | { kind: "need-history" };
+
+/**
+ * Compares `snap` with `mark` (pure). The remembered rows above the cursor's
+ * row must be found unchanged, at the same line numbers or shifted up by the
+ * history tmux dropped; the cursor's row and those below may have changed.
+ */
+export function compare(mark: CursorState, snap: Snapshot): Delta {
+  const end1 = contentEnd(snap);
+  const screen = () => snap.rows.slice(snap.state.historySize - snap.first, end1 - snap.first);
+  if (mark.width !== snap.state.width) return { kind: "lost", historyLost: false, rows: screen() };
+  const settled = Math.min(mark.open - mark.base, mark.hashes.length);
+  const history = Math.min(mark.top - mark.base, settled);
+
+  /** Compares the remembered rows `[from, to)` shifted up by `shift`; null means "not in the read". */
+  const agrees = (shift: number, from: number, to: number): boolean | null => {
+    for (let i = from; i < to; i++) {
+      const abs = mark.base + i - shift;
+      if (abs < 0) continue;
+      const h = hashAt(snap, abs);
+      if (h === undefined) return abs < snap.first ? null : false;
+      if (h !== mark.hashes[i]) return false;
+    }
+    return true;
+  };
+  const found = (shift: number): Delta => {
+    let start = mark.base + mark.hashes.length - shift;
+    for (let i = 0; i < mark.hashes.length; i++) {
+      const abs = mark.base + i - shift;
+      if (abs < 0) continue;
+      if (hashAt(snap, abs) !== mark.hashes[i]) {
+        start = abs;
+        break;
+      }
+    }
+    start = Math.max(start, snap.first);
+    const rows = start < end1 ? snap.rows.slice(start - snap.first, end1 - snap.first) : [];
+    return { kind: "found", shift, start, rows };
+  };
+
+  // Nothing dropped: every settled row where it was.
+  const same = agrees(0, 0, settled);
+  if (same === null) return { kind: "need-history" };
+  if (same && snap.state.historySize >= mark.top) return found(0);
+
+  // History dropped above the rows (trim or clear): find them higher up,
+  // nearest first. At least one non-blank settled row has to survive.
+  const nonBlank = mark.hashes.slice(0, settled).map((h, i) => (h === BLANK ? -1 : i))
+    .filter((i) => i >= 0);
+  if (nonBlank.length > 0) {
+    if (snap.first > 0) return { kind: "need-history" };
+    const lastNonBlank = nonBlank[nonBlank.length - 1];
+    for (let shift = 1; mark.base + lastNonBlank - shift >= 0; shift++) {
+      if (agrees(shift, 0, settled)) return found(shift);
+    }
+  }
+
+  // The history rows are intact but screen rows above the cursor changed:
+  // a program rewrote the screen (a full-screen redraw, a multi-line
+  // progress display). Everything from the first changed row is new.
+  if (snap.state.historySize >= mark.top && agrees(0, 0, history)) return found(0);
+
+  return { kind: "lost", historyLost: true, rows: screen() };
+}

@@ -1,0 +1,231 @@
+/**
+ * The wait behind `wait_for_text`: remember the pane at entry, arm an output
+ * watch (tmux/output_watch.ts), and on every wake-up read only the rows
+ * written or rewritten since the previous look (mcp/since.ts), testing them
+ * against the stop patterns and the patterns. Text on screen at entry never
+ * matches: it was not written after the call began.
+ *
+ * @module
+ */
+
+import { TmuxError } from "../tmux/errors.ts";
+import { type WakeMechanism, watchPaneOutput } from "../tmux/output_watch.ts";
+import { budgetLines, type Content, utf8Length } from "./budget.ts";
+import type { CursorState } from "./cursor.ts";
+import type { Matcher } from "./pattern.ts";
+import type { ToolContext } from "./registry.ts";
+import { compare, markOf, neededFrom, readSnapshot, type Snapshot } from "./since.ts";
+
+/** How a wait ended. */
+export type WaitOutcome =
+  | "matched"
+  | "stopped"
+  | "any_output"
+  | "timeout"
+  | "pane_exited"
+  | "cancelled";
+
+/** What a wait found. */
+export interface WaitResult {
+  outcome: WaitOutcome;
+  /** The pattern (or stop pattern) that ended the wait. */
+  matchedPattern: string | null;
+  /** Its index in `patterns` (matched) or `stopPatterns` (stopped). */
+  matchedIndex: number | null;
+  /** A pattern (with no patterns: any text) was on the visible screen at entry. */
+  presentAtEntry: boolean;
+  /** What was written during the wait, newest kept. */
+  tail: Content;
+  elapsedSeconds: number;
+  /** How the wait learned about output. */
+  wakeup: WakeMechanism;
+}
+
+/** What to wait for. */
+export interface WaitRequest {
+  paneId: string;
+  patterns: Matcher[];
+  stopPatterns: Matcher[];
+  timeoutMs: number;
+}
+
+/** Progress is reported at least this often while waiting. */
+const PROGRESS_MS = 1_000;
+/** A control-mode watch still re-reads this often, in case a notification was missed. */
+const SAFETY_MS = 1_000;
+
+/** Rows written during the wait, keyed by absolute line so a rewritten row replaces itself. */
+class Tail {
+  rows: string[] = [];
+  start = 0;
+  droppedLines = 0;
+  droppedBytes = 0;
+
+  constructor(readonly limit: number) {}
+
+  /**
+   * Rows `rows` now start at absolute line `start`: tail rows from there on
+   * were rewritten and are replaced. `fresh` starts over (line numbers lost).
+   */
+  put(start: number, rows: string[], fresh = false): void {
+    const offset = start - this.start;
+    if (fresh || this.rows.length === 0 || offset < 0 || offset > this.rows.length) {
+      this.rows = [];
+      this.start = start;
+    } else {
+      this.rows.length = offset;
+    }
+    this.rows.push(...rows);
+    if (this.rows.length > this.limit) this.#drop(this.rows.length - this.limit);
+  }
+
+  /** History dropped above: every line number moved up by `shift`. */
+  shift(shift: number): void {
+    this.start -= shift;
+  }
+
+  #drop(count: number): void {
+    const gone = this.rows.splice(0, count);
+    this.start += count;
+    this.droppedLines += gone.length;
+    this.droppedBytes += gone.reduce((sum, row) => sum + utf8Length(row) + 1, 0);
+  }
+
+  content(maxLines: number, maxBytes: number): Content {
+    let end = this.rows.length;
+    while (end > 0 && this.rows[end - 1] === "") end--;
+    const content = budgetLines(this.rows.slice(0, end), maxLines, maxBytes);
+    content.droppedLines += this.droppedLines;
+    content.droppedBytes += this.droppedBytes;
+    content.truncated ||= this.droppedLines > 0;
+    return content;
+  }
+}
+
+function paneGone(error: unknown): boolean {
+  return error instanceof TmuxError && (error.kind === "no_target" || error.kind === "no_server");
+}
+
+/** Waits as `request` says; never leaves a process behind, whatever ends it. */
+export async function waitForText(ctx: ToolContext, request: WaitRequest): Promise<WaitResult> {
+  const began = performance.now();
+  const deadline = began + request.timeoutMs;
+  const { tmux, signal } = ctx;
+  const tail = new Tail(ctx.settings.maxLines);
+  let snap: Snapshot = await readSnapshot(
+    tmux,
+    request.paneId,
+    (s) => neededFrom(undefined, s),
+    undefined,
+    signal,
+  );
+  const screen = snap.rows.slice(snap.state.historySize - snap.first);
+  const presentAtEntry = request.patterns.length > 0
+    ? screen.some((row) => request.patterns.some((p) => p.test(row)))
+    : screen.some((row) => row.trim() !== "");
+  let mark: CursorState = markOf(snap);
+
+  const watch = await watchPaneOutput(tmux, request.paneId, { signal });
+  const wakeup = watch.mechanism;
+  const finish = (
+    outcome: WaitOutcome,
+    matched: { pattern: string; index: number } | null = null,
+  ): WaitResult => ({
+    outcome,
+    matchedPattern: matched?.pattern ?? null,
+    matchedIndex: matched?.index ?? null,
+    presentAtEntry,
+    tail: tail.content(ctx.settings.maxLines, ctx.settings.maxBytes),
+    elapsedSeconds: Math.round(performance.now() - began) / 1000,
+    wakeup,
+  });
+
+  /** Reads what is new and decides; undefined means "keep waiting". */
+  const look = async (): Promise<WaitResult | undefined> => {
+    let next: Snapshot;
+    try {
+      next = await readSnapshot(
+        tmux,
+        request.paneId,
+        (s) => neededFrom(mark, s),
+        snap.state,
+        signal,
+      );
+      if (next.state.pid !== mark.pid) return finish("pane_exited");
+      let delta = compare(mark, next);
+      if (delta.kind === "need-history") {
+        next = await readSnapshot(tmux, request.paneId, () => 0, next.state, signal);
+        delta = compare(mark, next);
+      }
+      if (delta.kind === "need-history") return undefined;
+      snap = next;
+      mark = markOf(next);
+      let rows: string[];
+      if (delta.kind === "found") {
+        tail.shift(delta.shift);
+        tail.put(delta.start, delta.rows);
+        rows = delta.rows;
+      } else {
+        tail.put(next.state.historySize, delta.rows, true);
+        rows = delta.rows;
+      }
+      for (const row of rows) {
+        // A stop pattern wins over a pattern on the same row.
+        const stop = request.stopPatterns.findIndex((p) => p.test(row));
+        if (stop >= 0) {
+          return finish("stopped", { pattern: request.stopPatterns[stop].source, index: stop });
+        }
+        const hit = request.patterns.findIndex((p) => p.test(row));
+        if (hit >= 0) {
+          return finish("matched", { pattern: request.patterns[hit].source, index: hit });
+        }
+      }
+      if (request.patterns.length === 0 && rows.length > 0) return finish("any_output");
+      if (next.state.dead) return finish("pane_exited");
+      return undefined;
+    } catch (error) {
+      if (paneGone(error)) return finish("pane_exited");
+      if (signal.aborted) return finish("cancelled");
+      throw error;
+    }
+  };
+
+  let lastProgress = 0;
+  const progress = async () => {
+    const elapsed = Math.round(performance.now() - began) / 1000;
+    if (elapsed <= lastProgress) return;
+    lastProgress = elapsed;
+    await ctx.progress(
+      elapsed,
+      request.timeoutMs / 1000,
+      `waiting for output in ${request.paneId} (${watch.mechanism})`,
+    ).catch(() => {});
+  };
+
+  try {
+    // Armed: say so at once (clients can act on it), then catch anything
+    // printed between the entry read and the watch being armed.
+    await progress();
+    let nextProgress = performance.now() + PROGRESS_MS;
+    let nextSafety = performance.now() + SAFETY_MS;
+    let due = true;
+    while (true) {
+      if (signal.aborted) return finish("cancelled");
+      if (due) {
+        const result = await look();
+        if (result) return result;
+        nextSafety = performance.now() + SAFETY_MS;
+      }
+      const now = performance.now();
+      if (now >= deadline) return finish("timeout");
+      if (now >= nextProgress) {
+        await progress();
+        nextProgress = now + PROGRESS_MS;
+      }
+      const woken = await watch.next(Math.min(deadline, nextProgress, nextSafety) - now);
+      due = woken || performance.now() >= nextSafety || performance.now() >= deadline;
+    }
+  } finally {
+    await watch.close();
+  }
+}

@@ -1,0 +1,442 @@
+/**
+ * wait_for_text and capture_since against real tmux, driven through the MCP
+ * server as a client drives it. Each test owns a tmux server on a private
+ * socket; panes run `bash --norc --noprofile` so prompts and echo are known.
+ * Waits synchronise on tmux (wait-for channels, progress notifications that
+ * say a wait is armed), never on sleeps.
+ *
+ * @module
+ */
+
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
+import { type Session, startServer, TmuxFixture } from "./harness.ts";
+
+/** Failure bound of anything a test waits for; never a synchronisation device. */
+const BOUND_MS = 30_000;
+const SHELL = "bash --norc --noprofile";
+
+interface WaitResult {
+  paneId: string;
+  outcome: string;
+  matchedPattern: string | null;
+  matchedIndex: number | null;
+  presentAtEntry: boolean;
+  tail: { lines: string[]; truncated: boolean };
+  elapsedSeconds: number;
+  effectiveTimeoutSeconds: number;
+  wakeup: string;
+}
+
+interface SinceResult {
+  paneId: string;
+  content: { lines: string[]; truncated: boolean; droppedLines: number };
+  cursor: string;
+  linesMissed: number;
+  anchorLost: boolean;
+}
+
+/** A fixture whose first pane runs a plain bash, and a server driving it. */
+async function setup(
+  options: { args?: string[]; height?: number; historyLimit?: number } = {},
+): Promise<{ fixture: TmuxFixture; session: Session; pane: string }> {
+  const fixture = await TmuxFixture.start({ width: 80, height: options.height ?? 10 });
+  if (options.historyLimit !== undefined) {
+    await fixture.tmux("set-option", "-g", "history-limit", String(options.historyLimit));
+  }
+  // A fresh window: history-limit applies to panes created after it is set.
+  const pane = await fixture.tmux("new-window", "-P", "-F", "#{pane_id}", "-t", "main:", SHELL);
+  await fixture.runInPane(pane, "true");
+  const session = await startServer(fixture.socketPath, { args: options.args });
+  return { fixture, session, pane };
+}
+
+async function teardown(fixture: TmuxFixture, session: Session): Promise<void> {
+  await session.close();
+  await fixture.close();
+}
+
+/** A wait in flight: resolves `armed` at its first progress notification. */
+function startWait(
+  session: Session,
+  args: Record<string, unknown>,
+  signal?: AbortSignal,
+): { armed: Promise<void>; result: Promise<CallToolResult>; progress: number[] } {
+  const progress: number[] = [];
+  let armedResolve: () => void = () => {};
+  const armed = new Promise<void>((resolve) => (armedResolve = resolve));
+  const result = session.client.callTool(
+    { name: "wait_for_text", arguments: args },
+    undefined,
+    {
+      signal,
+      timeout: BOUND_MS,
+      onprogress: (p: { progress: number }) => {
+        progress.push(p.progress);
+        armedResolve();
+      },
+    },
+  ) as Promise<CallToolResult>;
+  return { armed, result, progress };
+}
+
+function structured(result: CallToolResult): WaitResult {
+  assert(!result.isError, `unexpected error: ${JSON.stringify(result.content)}`);
+  return result.structuredContent as unknown as WaitResult;
+}
+
+/** Types a command into the pane without waiting for it. */
+async function type(fixture: TmuxFixture, pane: string, command: string): Promise<void> {
+  await fixture.tmux("send-keys", "-t", pane, "-l", command);
+  await fixture.tmux("send-keys", "-t", pane, "Enter");
+}
+
+/** tmux child processes of the server (ps reads /proc; Deno's test flags cannot). */
+async function tmuxChildren(serverPid: number): Promise<string[]> {
+  const out = await new Deno.Command("ps", { args: ["-A", "-o", "pid=,ppid=,args="] }).output();
+  return new TextDecoder().decode(out.stdout).split("\n")
+    .map((line) => line.trim().split(/\s+/))
+    .filter((f) => f.length >= 3 && Number(f[1]) === serverPid && /tmux/.test(f[2]))
+    .map((f) => `${f[0]} ${f.slice(2).join(" ")}`);
+}
+
+Deno.test("wait_for_text: text already on screen never matches, even \\S; timeout is clamped", async () => {
+  const { fixture, session, pane } = await setup({ args: ["--wait-max-seconds", "1"] });
+  try {
+    const r = await session.ok<WaitResult>("wait_for_text", {
+      paneId: pane,
+      patterns: ["\\S"],
+      timeoutSeconds: 600,
+    });
+    assertEquals(r.outcome, "timeout");
+    assertEquals(r.presentAtEntry, true, "the prompt was on screen");
+    assertEquals(r.effectiveTimeoutSeconds, 1);
+    assertEquals(r.tail.lines, []);
+    assert(r.elapsedSeconds >= 1, "waited the effective timeout");
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+Deno.test("wait_for_text: a marker printed after the call matches, with progress", async () => {
+  const { fixture, session, pane } = await setup();
+  try {
+    const wait = startWait(session, {
+      paneId: pane,
+      patterns: ["nothing-like-this", "MARK-(\\d+)-END"],
+      timeoutSeconds: 25,
+    });
+    await wait.armed;
+    // Built from two parts so the typed command line (echoed) cannot match.
+    await type(fixture, pane, "echo MARK-'4''2'-END");
+    const r = structured(await wait.result);
+    assertEquals(r.outcome, "matched");
+    assertEquals(r.matchedIndex, 1);
+    assertEquals(r.matchedPattern, "MARK-(\\d+)-END");
+    assertEquals(r.presentAtEntry, false);
+    assert(r.tail.lines.includes("MARK-42-END"), `tail has the marker: ${r.tail.lines}`);
+    assertEquals(r.wakeup, "control-mode");
+    assert(wait.progress.length >= 1, "progress notifications arrive");
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+Deno.test("wait_for_text: progress notifications keep arriving while waiting", async () => {
+  const { fixture, session, pane } = await setup({ args: ["--wait-max-seconds", "3"] });
+  try {
+    const wait = startWait(session, { paneId: pane, patterns: ["never-printed"] });
+    const r = structured(await wait.result);
+    assertEquals(r.outcome, "timeout");
+    assertEquals(r.effectiveTimeoutSeconds, 3);
+    assert(wait.progress.length >= 3, `one at arming and about one a second: ${wait.progress}`);
+    for (let i = 1; i < wait.progress.length; i++) {
+      assert(wait.progress[i] > wait.progress[i - 1], "progress increases");
+    }
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+Deno.test("wait_for_text: a stop pattern wins over a pattern on the same line", async () => {
+  const { fixture, session, pane } = await setup();
+  try {
+    const wait = startWait(session, {
+      paneId: pane,
+      patterns: ["done"],
+      stopPatterns: ["error"],
+      timeoutSeconds: 25,
+    });
+    await wait.armed;
+    await type(fixture, pane, "echo 'ERR''OR and DO''NE'");
+    const r = structured(await wait.result);
+    assertEquals(r.outcome, "stopped");
+    assertEquals(r.matchedPattern, "error");
+    assertEquals(r.matchedIndex, 0);
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+Deno.test("wait_for_text: literal patterns, case-sensitive when asked", async () => {
+  const { fixture, session, pane } = await setup();
+  try {
+    const wait = startWait(session, {
+      paneId: pane,
+      patterns: ["a.b[1]"],
+      literal: true,
+      ignoreCase: false,
+      timeoutSeconds: 25,
+    });
+    await wait.armed;
+    // "A.B[1]" (wrong case) and "axb1" (regex reading) come first and must not match.
+    await type(fixture, pane, "echo 'A.B''[1]'; echo 'axb''1'; echo 'a.b''[1]'");
+    const r = structured(await wait.result);
+    assertEquals(r.outcome, "matched");
+    assert(r.tail.lines.includes("a.b[1]"), `tail: ${r.tail.lines}`);
+    assert(r.tail.lines.includes("A.B[1]"), "the earlier lines were seen and skipped");
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+Deno.test("wait_for_text: no patterns waits for any new output", async () => {
+  const { fixture, session, pane } = await setup();
+  try {
+    const wait = startWait(session, { paneId: pane, timeoutSeconds: 25 });
+    await wait.armed;
+    await type(fixture, pane, "echo hello");
+    const r = structured(await wait.result);
+    assertEquals(r.outcome, "any_output");
+    assertEquals(r.matchedPattern, null);
+    assertEquals(r.presentAtEntry, true, "the prompt counts as text on screen");
+    assert(r.tail.lines.length > 0, "the tail shows what arrived");
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+Deno.test("wait_for_text: a pane killed mid-wait ends it as pane_exited", async () => {
+  const { fixture, session, pane } = await setup();
+  try {
+    const victim = await fixture.tmux("split-window", "-P", "-F", "#{pane_id}", "-t", pane, SHELL);
+    const wait = startWait(session, { paneId: victim, patterns: ["never"], timeoutSeconds: 25 });
+    await wait.armed;
+    await fixture.tmux("kill-pane", "-t", victim);
+    const r = structured(await wait.result);
+    assertEquals(r.outcome, "pane_exited");
+    assertEquals(r.paneId, victim);
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+Deno.test("wait_for_text: a bad pattern or a missing pane fails before waiting", async () => {
+  const { fixture, session, pane } = await setup();
+  try {
+    const text = await session.fails("wait_for_text", { paneId: pane, patterns: ["(?=x)"] });
+    assertStringIncludes(text, "wait_for_text failed:");
+    const gone = await session.fails("wait_for_text", { paneId: "%999", patterns: ["x"] });
+    assertStringIncludes(gone, "no such pane");
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+Deno.test("wait_for_text: cancelling ends the wait at once and leaves no tmux process", async () => {
+  const { fixture, session, pane } = await setup();
+  try {
+    const serverPid = session.transport.pid;
+    assert(serverPid, "the server runs");
+    // Settle the shared transport first so its control client is in "before".
+    await session.ok("capture_pane", { paneId: pane });
+    const before = new Set(await tmuxChildren(serverPid));
+    const abort = new AbortController();
+    const wait = startWait(session, { paneId: pane, patterns: ["never"] }, abort.signal);
+    await wait.armed;
+    const during = await tmuxChildren(serverPid);
+    assert(during.some((p) => !before.has(p)), `a watcher runs while waiting: ${during}`);
+    const began = performance.now();
+    abort.abort();
+    let rejected = false;
+    await wait.result.catch(() => (rejected = true));
+    assert(rejected, "the client call is cancelled");
+    // The wait would have lasted 30 s (the default ceiling): ending well
+    // before that proves cancellation reached it.
+    let left = await tmuxChildren(serverPid);
+    while (left.some((p) => !before.has(p)) && performance.now() - began < 10_000) {
+      // The server reaps the watcher right after the cancellation; a
+      // following call on the same connection runs after it was received.
+      await session.ok("list_sessions");
+      left = await tmuxChildren(serverPid);
+    }
+    assertEquals(left.filter((p) => !before.has(p)), [], "no tmux child left behind");
+    // The server still works, and a new wait works too.
+    const again = startWait(session, { paneId: pane, patterns: ["AGAIN"], timeoutSeconds: 25 });
+    await again.armed;
+    await type(fixture, pane, "echo AG''AIN");
+    assertEquals(structured(await again.result).outcome, "matched");
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+Deno.test("capture_since: first call returns the screen; then only new rows, even after 3 screens", async () => {
+  const { fixture, session, pane } = await setup({ height: 10 });
+  try {
+    const first = await session.ok<SinceResult>("capture_since", { paneId: pane });
+    assertEquals(first.anchorLost, false);
+    assertEquals(first.linesMissed, 0);
+    assert(first.content.lines.at(-1)?.startsWith("bash"), `the prompt: ${first.content.lines}`);
+    await fixture.runInPane(pane, "seq 1 30 | sed 's/^/row-/'");
+    const next = await session.ok<SinceResult>("capture_since", {
+      paneId: pane,
+      cursor: first.cursor,
+    });
+    const rows = next.content.lines.filter((l) => l.startsWith("row-"));
+    assertEquals(rows, Array.from({ length: 30 }, (_, i) => `row-${i + 1}`), "every new row once");
+    assertEquals(next.linesMissed, 0);
+    assertEquals(next.anchorLost, false);
+    const none = await session.ok<SinceResult>("capture_since", {
+      paneId: pane,
+      cursor: next.cursor,
+    });
+    assertEquals(none.content.lines, [], "nothing new");
+    assert(none.cursor.length > 0, "a fresh cursor");
+    // The cursor keeps working from the empty call.
+    await fixture.runInPane(pane, "echo 'one''more'");
+    const more = await session.ok<SinceResult>("capture_since", {
+      paneId: pane,
+      cursor: none.cursor,
+    });
+    assert(more.content.lines.includes("onemore"), `new row: ${more.content.lines}`);
+    assert(!more.content.lines.some((l) => l.startsWith("row-")), "old rows are not repeated");
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+Deno.test("capture_since: a carriage-return rewrite of the current row counts as new", async () => {
+  const { fixture, session, pane } = await setup();
+  try {
+    const printed = fixture.tmux("wait-for", "printed");
+    await type(
+      fixture,
+      pane,
+      `printf 'st''ep 1'; tmux -S ${fixture.socketPath} wait-for -S printed; ` +
+        `tmux -S ${fixture.socketPath} wait-for go; printf '\\rst''ep 2\\n'; ` +
+        `tmux -S ${fixture.socketPath} wait-for -S finished`,
+    );
+    await printed;
+    const at = await session.ok<SinceResult>("capture_since", { paneId: pane });
+    assert(at.content.lines.at(-1) === "step 1", `the row being rewritten: ${at.content.lines}`);
+    const finished = fixture.tmux("wait-for", "finished");
+    await fixture.tmux("wait-for", "-S", "go");
+    await finished;
+    const r = await session.ok<SinceResult>("capture_since", { paneId: pane, cursor: at.cursor });
+    assertEquals(r.content.lines[0], "step 2", "the rewritten row comes first");
+    assert(!r.content.lines.includes("step 1"), "the old state is gone");
+    // printf 'a\rb' on one line: the row holds b, and that is what is new.
+    await fixture.runInPane(pane, "printf 'a\\rb\\n'");
+    const ab = await session.ok<SinceResult>("capture_since", { paneId: pane, cursor: r.cursor });
+    assert(ab.content.lines.includes("b"), `the row shows b: ${ab.content.lines}`);
+    assert(!ab.content.lines.includes("a"), "a was overwritten");
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+Deno.test("capture_since: clear-history sets linesMissed and returns the screen", async () => {
+  const { fixture, session, pane } = await setup({ height: 10 });
+  try {
+    await fixture.runInPane(pane, "seq 1 25");
+    const c = await session.ok<SinceResult>("capture_since", { paneId: pane });
+    await fixture.runInPane(pane, "seq 100 160");
+    await fixture.tmux("clear-history", "-t", pane);
+    const r = await session.ok<SinceResult>("capture_since", { paneId: pane, cursor: c.cursor });
+    assertEquals(r.anchorLost, true);
+    assert(r.linesMissed >= 1, `linesMissed: ${r.linesMissed}`);
+    assert(r.content.lines.includes("160"), `the visible screen: ${r.content.lines}`);
+    assert(!r.content.lines.includes("100"), "scrolled-off rows are not on screen");
+    // The new cursor tracks from here.
+    await fixture.runInPane(pane, "echo after");
+    const after = await session.ok<SinceResult>("capture_since", {
+      paneId: pane,
+      cursor: r.cursor,
+    });
+    assertEquals(after.anchorLost, false);
+    assert(after.content.lines.includes("after"), `${after.content.lines}`);
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+Deno.test("capture_since: history trimmed at history-limit", async () => {
+  const { fixture, session, pane } = await setup({ height: 10, historyLimit: 100 });
+  try {
+    // Fill the history close to the limit, then print enough to make tmux
+    // drop its oldest tenth: the cursor's rows move up and are still found.
+    await fixture.runInPane(pane, "seq 1 95 | sed 's/^/a-/'");
+    const c = await session.ok<SinceResult>("capture_since", { paneId: pane });
+    const history = async () =>
+      Number(await fixture.tmux("display-message", "-p", "-t", pane, "#{history_size}"));
+    const sizeBefore = await history();
+    await fixture.runInPane(pane, "seq 1 20 | sed 's/^/b-/'");
+    assert(await history() < sizeBefore + 20, "tmux dropped history in between");
+    const r = await session.ok<SinceResult>("capture_since", { paneId: pane, cursor: c.cursor });
+    assertEquals(r.anchorLost, false);
+    assertEquals(r.linesMissed, 0);
+    assertEquals(
+      r.content.lines.filter((l) => l.startsWith("b-")).length,
+      20,
+      `${r.content.lines}`,
+    );
+    assert(!r.content.lines.some((l) => l.startsWith("a-")), "nothing old repeated");
+    // Far more than the whole history: the cursor's rows are gone.
+    await fixture.runInPane(pane, "seq 1 500 | sed 's/^/c-/'");
+    const lost = await session.ok<SinceResult>("capture_since", { paneId: pane, cursor: r.cursor });
+    assertEquals(lost.anchorLost, true);
+    assert(lost.linesMissed >= 1, `linesMissed: ${lost.linesMissed}`);
+    assert(lost.content.lines.includes("c-500"), `${lost.content.lines}`);
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+Deno.test("capture_since: refuses a cursor from before a respawn, a forged one, another pane's", async () => {
+  const { fixture, session, pane } = await setup();
+  try {
+    const c = await session.ok<SinceResult>("capture_since", { paneId: pane });
+    // Another pane's cursor.
+    const other = await fixture.tmux("split-window", "-P", "-F", "#{pane_id}", "-t", pane, SHELL);
+    const foreign = await session.fails("capture_since", { paneId: other, cursor: c.cursor });
+    assertStringIncludes(foreign, "another pane");
+    // Forged: one character changed.
+    const i = Math.floor(c.cursor.length / 2);
+    const forged = c.cursor.slice(0, i) + (c.cursor[i] === "A" ? "B" : "A") + c.cursor.slice(i + 1);
+    const altered = await session.fails("capture_since", { paneId: pane, cursor: forged });
+    assertStringIncludes(altered, "capture_since failed: the cursor");
+    assert(!altered.includes(forged), "the rejected cursor is not echoed");
+    const garbage = await session.fails("capture_since", { paneId: pane, cursor: "not a cursor!" });
+    assertStringIncludes(garbage, "malformed");
+    // From before a respawn.
+    await fixture.tmux("respawn-pane", "-k", "-t", pane, SHELL);
+    const stale = await session.fails("capture_since", { paneId: pane, cursor: c.cursor });
+    assertStringIncludes(stale, "restarted");
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+Deno.test("capture_since: a cursor from another server process is refused", async () => {
+  const { fixture, session, pane } = await setup();
+  const second = await startServer(fixture.socketPath);
+  try {
+    const c = await session.ok<SinceResult>("capture_since", { paneId: pane });
+    const text = await second.fails("capture_since", { paneId: pane, cursor: c.cursor });
+    assertStringIncludes(text, "another server process");
+  } finally {
+    await second.close();
+    await teardown(fixture, session);
+  }
+});

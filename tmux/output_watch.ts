@@ -1,0 +1,329 @@
+/**
+ * Learning, within milliseconds, that a pane printed something. tmux tells a
+ * control-mode client about every pane's output (`%output %3 ...`) in the
+ * session it is attached to; the shared command transport runs with
+ * `no-output`, so watching uses a control client of its own per session,
+ * attached while anyone watches a pane of that session and ended when the
+ * last watcher leaves, so no process outlives a wait. It is attached with
+ * `ignore-size` (it never sizes anyone's windows), `read-only` and `-E` (it
+ * does not copy this process's environment into the session), and it sends
+ * no commands. Layout and window notifications wake every watcher of the
+ * session too: a killed pane shows up as one of them.
+ *
+ * When no control client can be attached, a watch polls instead; its
+ * `mechanism` says which is in use. Either way a watch only says "look now":
+ * callers read the pane to learn what changed.
+ *
+ * @module
+ */
+
+import { socketArgs, type Tmux } from "./client.ts";
+import { childEnvironment } from "./environment.ts";
+import { spawnStats } from "./spawn.ts";
+import { paneTarget } from "./targets.ts";
+
+/** How a watch learns about output. */
+export type WakeMechanism = "control-mode" | "polling";
+
+/** Interval of a polling watch. */
+export const POLL_MS = 100;
+/** Bound of attaching a watcher's control client. */
+const ATTACH_TIMEOUT_MS = 3_000;
+/** How long a control client may take to leave after its stdin closes. */
+const EXIT_GRACE_MS = 1_000;
+/** Bytes of a line needed to classify it (`%extended-output %123456 ` fits). */
+const HEAD_BYTES = 40;
+
+/** A subscription to one pane's output. */
+export interface PaneWatch {
+  /** How this watch learns about output now. */
+  readonly mechanism: WakeMechanism;
+  /**
+   * Resolves true as soon as the pane printed (or its window changed) since
+   * the previous call, false after `ms` without that or once the watch is
+   * closed or aborted. A polling watch resolves true every {@link POLL_MS}.
+   */
+  next(ms: number): Promise<boolean>;
+  /** Ends the subscription; the control client ends with its last watcher. */
+  close(): Promise<void>;
+}
+
+interface Subscriber {
+  paneId: string;
+  pending: boolean;
+  wake?: () => void;
+}
+
+/** One control client attached to a session, shared by the watchers of its panes. */
+class SessionFeed {
+  readonly subscribers = new Set<Subscriber>();
+  readonly ready: Promise<boolean>;
+  readonly done: Promise<void>;
+  ended = false;
+  #markReady: (ok: boolean) => void = () => {};
+  readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
+  #head: number[] = [];
+  #headDone = false;
+  #inBlock = false;
+
+  constructor(readonly child: Deno.ChildProcess, readonly onEnd: () => void) {
+    this.ready = new Promise((resolve) => (this.#markReady = resolve));
+    this.#writer = child.stdin.getWriter();
+    this.done = this.#read();
+  }
+
+  async #read(): Promise<void> {
+    const reader = this.child.stdout.getReader();
+    try {
+      while (true) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        this.#feed(value);
+      }
+    } catch {
+      // A broken pipe is the end of the client, handled below.
+    } finally {
+      reader.releaseLock();
+    }
+    this.ended = true;
+    this.#markReady(false);
+    this.onEnd();
+    // Watchers fall back to polling and find out what happened by reading.
+    for (const sub of this.subscribers) wake(sub);
+    await this.#writer.close().catch(() => {});
+    await this.child.status;
+  }
+
+  /** Looks only at the head of each line: enough to tell whose output it is. */
+  #feed(chunk: Uint8Array): void {
+    let i = 0;
+    while (i < chunk.length) {
+      const nl = chunk.indexOf(10, i);
+      const stop = nl === -1 ? chunk.length : nl;
+      if (!this.#headDone) {
+        const take = Math.min(stop, i + HEAD_BYTES - this.#head.length);
+        for (let j = i; j < take; j++) this.#head.push(chunk[j]);
+        if (this.#head.length >= HEAD_BYTES || nl !== -1) {
+          this.#headDone = true;
+          this.#line(String.fromCharCode(...this.#head));
+        }
+      }
+      if (nl === -1) return;
+      this.#head = [];
+      this.#headDone = false;
+      i = nl + 1;
+    }
+  }
+
+  #line(head: string): void {
+    if (this.#inBlock) {
+      if (head.startsWith("%end ") || head.startsWith("%error ")) this.#inBlock = false;
+      return;
+    }
+    if (head.startsWith("%begin ")) {
+      this.#inBlock = true;
+      return;
+    }
+    const output = /^%(?:extended-)?output (%\d+) /.exec(head);
+    if (output) {
+      for (const sub of this.subscribers) if (sub.paneId === output[1]) wake(sub);
+      return;
+    }
+    if (head.startsWith("%session-changed ")) {
+      this.#markReady(true);
+      return;
+    }
+    if (head.startsWith("%")) { for (const sub of this.subscribers) wake(sub); }
+  }
+
+  /** Closes stdin (tmux then detaches the client); kills it if it lingers. */
+  async close(): Promise<void> {
+    // New watchers start a fresh client rather than join one that is leaving.
+    this.onEnd();
+    await this.#writer.close().catch(() => {});
+    const timer = setTimeout(() => this.kill(), EXIT_GRACE_MS);
+    await this.done;
+    clearTimeout(timer);
+  }
+
+  kill(): void {
+    try {
+      this.child.kill("SIGKILL");
+    } catch {
+      // Already exited.
+    }
+  }
+}
+
+function wake(sub: Subscriber): void {
+  sub.pending = true;
+  const resolve = sub.wake;
+  sub.wake = undefined;
+  resolve?.();
+}
+
+const feeds = new WeakMap<Tmux, Map<string, SessionFeed>>();
+const everyFeed = new Set<SessionFeed>();
+let unloadHooked = false;
+
+function hookUnload(): void {
+  if (unloadHooked) return;
+  unloadHooked = true;
+  // Deno.exit does not end children; a control client must not outlive us.
+  globalThis.addEventListener("unload", () => {
+    for (const feed of everyFeed) feed.kill();
+  });
+}
+
+/** Control clients attached for watching right now (for tests and diagnostics). */
+export function liveWatchClients(): number {
+  return everyFeed.size;
+}
+
+function startFeed(tmux: Tmux, sessionId: string): SessionFeed | undefined {
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(tmux.binary, {
+      args: [
+        "-N",
+        ...socketArgs(tmux.socket),
+        "-C",
+        "attach-session",
+        "-E",
+        "-r",
+        "-f",
+        "ignore-size,read-only",
+        "-t",
+        sessionId,
+      ],
+      env: childEnvironment(),
+      clearEnv: true,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+  } catch {
+    // tmux missing or not permitted: the caller polls instead, and reads
+    // through the transport report the real problem.
+    return undefined;
+  }
+  spawnStats.started++;
+  hookUnload();
+  const bySession = feeds.get(tmux) ?? new Map<string, SessionFeed>();
+  feeds.set(tmux, bySession);
+  const feed = new SessionFeed(child, () => {
+    if (bySession.get(sessionId) === feed) bySession.delete(sessionId);
+  });
+  everyFeed.add(feed);
+  void feed.done.then(() => everyFeed.delete(feed));
+  bySession.set(sessionId, feed);
+  return feed;
+}
+
+async function attachedFeed(
+  tmux: Tmux,
+  sessionId: string,
+  signal?: AbortSignal,
+): Promise<SessionFeed | undefined> {
+  const feed = feeds.get(tmux)?.get(sessionId) ?? startFeed(tmux, sessionId);
+  if (!feed) return undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
+  const ok = await Promise.race([
+    feed.ready,
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), ATTACH_TIMEOUT_MS);
+      onAbort = () => resolve(false);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    }),
+  ]);
+  clearTimeout(timer);
+  if (onAbort) signal?.removeEventListener("abort", onAbort);
+  if (!ok && feed.subscribers.size === 0) {
+    feeds.get(tmux)?.delete(sessionId);
+    await feed.close();
+  }
+  return ok ? feed : undefined;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, Math.max(0, ms));
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
+
+class Watch implements PaneWatch {
+  #closed = false;
+  readonly #sub: Subscriber;
+
+  constructor(
+    paneId: string,
+    readonly feed: SessionFeed | undefined,
+    readonly signal: AbortSignal | undefined,
+  ) {
+    this.#sub = { paneId, pending: false };
+    feed?.subscribers.add(this.#sub);
+    signal?.addEventListener("abort", () => wake(this.#sub), { once: true });
+  }
+
+  get mechanism(): WakeMechanism {
+    return this.feed && !this.feed.ended ? "control-mode" : "polling";
+  }
+
+  async next(ms: number): Promise<boolean> {
+    if (this.#closed || this.signal?.aborted) return false;
+    if (!this.feed || this.feed.ended) {
+      await sleep(Math.min(ms, POLL_MS), this.signal);
+      return !this.#closed && !this.signal?.aborted;
+    }
+    if (!this.#sub.pending) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await new Promise<void>((resolve) => {
+        this.#sub.wake = resolve;
+        timer = setTimeout(resolve, Math.max(0, ms));
+      });
+      clearTimeout(timer);
+      this.#sub.wake = undefined;
+    }
+    const woken = this.#sub.pending;
+    this.#sub.pending = false;
+    return woken && !this.#closed && !this.signal?.aborted;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    wake(this.#sub);
+    const feed = this.feed;
+    if (!feed) return;
+    feed.subscribers.delete(this.#sub);
+    if (feed.subscribers.size === 0) await feed.close();
+  }
+}
+
+/**
+ * Starts watching `paneId`: attaches (or joins) a control client on the
+ * pane's session, else polls. The watch is armed when this resolves: output
+ * printed from then on wakes it. Close it when done.
+ */
+export async function watchPaneOutput(
+  tmux: Tmux,
+  paneId: string,
+  options: { signal?: AbortSignal } = {},
+): Promise<PaneWatch> {
+  const [found] = await tmux.run([
+    ["display-message", "-p", "-t", paneTarget(paneId), "#{pane_id} #{session_id}"],
+  ], { signal: options.signal });
+  const [id, sessionId] = found.split(" ");
+  // display-message prints empty fields for a pane that does not exist: the
+  // caller's next read reports that; polling costs nothing meanwhile.
+  if (id !== paneId || !sessionId) return new Watch(paneId, undefined, options.signal);
+  const feed = await attachedFeed(tmux, sessionId, options.signal);
+  return new Watch(paneId, feed, options.signal);
+}

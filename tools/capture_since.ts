@@ -1,0 +1,109 @@
+/** `capture_since`: only the rows a pane wrote or rewrote since the previous call. */
+
+import { z } from "zod";
+import { contentText } from "../mcp/budget.ts";
+import { decodeCursor, encodeCursor } from "../mcp/cursor.ts";
+import { ToolError } from "../mcp/errors.ts";
+import { budget, resolvePane, trimTrailingBlank } from "../mcp/panes.ts";
+import { defineTool, readsTerminal } from "../mcp/registry.ts";
+import { content, maxLines, optionalPaneId } from "../mcp/schemas.ts";
+import { compare, contentEnd, markOf, neededFrom, readSnapshot } from "../mcp/since.ts";
+
+const START_AGAIN = "Call capture_since without a cursor to start again from the visible screen.";
+
+/** The capture_since tool. */
+export const captureSince = defineTool({
+  name: "capture_since",
+  title: "Capture since",
+  description:
+    "Returns what a pane wrote since the previous call. Without a cursor: the visible screen " +
+    "and a cursor. With the cursor from the previous call: only the rows written or rewritten since (a " +
+    "progress line redrawn in place counts), however far the pane scrolled, and a new cursor; nothing new " +
+    "gives no lines. If tmux dropped history the cursor pointed into (clear-history, the history limit), " +
+    "linesMissed says so and the visible screen is returned. A cursor works only with this server process " +
+    "and that pane's current program.",
+  capability: readsTerminal(),
+  input: z.strictObject({
+    paneId: optionalPaneId,
+    cursor: z.string().max(8192).nullish().describe(
+      "The cursor the previous capture_since returned. Omit to start from the visible screen.",
+    ),
+    maxLines,
+  }),
+  output: z.object({
+    paneId: z.string(),
+    content,
+    cursor: z.string().describe("Pass to the next capture_since call for this pane."),
+    linesMissed: z.int().describe(
+      "Lines written since the cursor that this result does not hold because tmux dropped or moved " +
+        "them (a lower bound; 0 when nothing was lost).",
+    ),
+    anchorLost: z.boolean().describe(
+      "The rows the cursor remembered were not found (history cleared or trimmed, or the pane " +
+        "re-wrapped by a resize); content is the visible screen.",
+    ),
+  }),
+  async handler(args, ctx) {
+    const mark = args.cursor ? await decodeCursor(args.cursor) : undefined;
+    if (mark && args.paneId && mark.paneId !== args.paneId) {
+      throw new ToolError(
+        "the cursor belongs to another pane",
+        `Pass the paneId the cursor came from, or ${START_AGAIN.toLowerCase()}`,
+      );
+    }
+    const paneId = mark?.paneId ?? await resolvePane(ctx, args.paneId);
+    let snap = await readSnapshot(
+      ctx.tmux,
+      paneId,
+      (s) => neededFrom(mark, s),
+      undefined,
+      ctx.signal,
+    );
+    let rows: string[];
+    let linesMissed = 0;
+    let anchorLost = false;
+    if (!mark) {
+      const top = snap.state.historySize - snap.first;
+      rows = snap.rows.slice(top, contentEnd(snap) - snap.first);
+    } else {
+      if (snap.state.pid !== mark.pid) {
+        throw new ToolError(
+          "the pane's program was restarted (respawned) since the cursor was issued, so its output is not a continuation",
+          START_AGAIN,
+        );
+      }
+      let delta = compare(mark, snap);
+      if (delta.kind === "need-history") {
+        snap = await readSnapshot(ctx.tmux, paneId, () => 0, snap.state, ctx.signal);
+        delta = compare(mark, snap);
+      }
+      if (delta.kind === "found") {
+        rows = delta.rows;
+      } else if (delta.kind === "lost") {
+        rows = delta.rows;
+        anchorLost = true;
+        // Every line still in the history came after the lost rows; how many
+        // more tmux dropped cannot be known, so at least one is reported.
+        if (delta.historyLost) linesMissed = Math.max(1, snap.state.historySize);
+      } else {
+        throw new ToolError("the pane changed while it was being read", "Try again.");
+      }
+    }
+    return {
+      paneId,
+      content: budget(ctx, trimTrailingBlank(rows), args.maxLines),
+      cursor: await encodeCursor(markOf(snap)),
+      linesMissed,
+      anchorLost,
+    };
+  },
+  render: (r) =>
+    contentText(
+      `pane ${r.paneId}, new since the cursor${
+        r.anchorLost
+          ? ` (cursor's rows lost, ${r.linesMissed} lines missed; the visible screen)`
+          : ""
+      }`,
+      r.content,
+    ) + `\ncursor: ${r.cursor}`,
+});

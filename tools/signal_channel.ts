@@ -1,0 +1,30 @@
+/** `signal_channel`: wake everything waiting on a tmux `wait-for` channel. */
+
+import { z } from "zod";
+import { channelName } from "../mcp/channel.ts";
+import { defineTool } from "../mcp/registry.ts";
+
+/** The signal_channel tool. */
+export const signalChannel = defineTool({
+  name: "signal_channel",
+  title: "Signal channel",
+  description:
+    "Signals a tmux wait-for channel (`tmux wait-for -S`): every waiter on it (wait_for_channel, " +
+    "a script blocked in `tmux wait-for NAME`) continues. With no waiter, tmux keeps the signal for the next one.",
+  capability: {
+    toolset: "manage",
+    processReach: "none",
+    tmuxEffects: ["change"],
+    outputClasses: ["tmux-metadata"],
+    mayExposeSecrets: false,
+    mayReturnUntrustedContent: false,
+    amplifiesFutureInput: false,
+  },
+  input: z.strictObject({ channel: channelName }),
+  output: z.object({ channel: z.string() }),
+  async handler(args, ctx) {
+    await ctx.tmux.one(["wait-for", "-S", args.channel], { signal: ctx.signal });
+    return { channel: args.channel };
+  },
+  render: (r) => `signalled channel ${r.channel}`,
+});

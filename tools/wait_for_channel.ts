@@ -1,0 +1,56 @@
+/** `wait_for_channel`: block until a tmux `wait-for` channel is signalled. */
+
+import { z } from "zod";
+import { channelName } from "../mcp/channel.ts";
+import { defineTool } from "../mcp/registry.ts";
+import { timeoutSeconds } from "../mcp/schemas.ts";
+import { waitForChannel } from "../tmux/wait_for.ts";
+
+/** The wait_for_channel tool. */
+export const waitForChannelTool = defineTool({
+  name: "wait_for_channel",
+  title: "Wait for channel",
+  description: "Waits until a tmux wait-for channel is signalled (by signal_channel, or by " +
+    "`tmux wait-for -S NAME` in a script), e.g. a build that ends with `; tmux wait-for -S done`. " +
+    "A signal sent before the wait began is kept by tmux and ends the next wait at once. The timeout is " +
+    "clamped to the server's wait ceiling and reported. A tmux server that exits during the wait is an " +
+    "error, never a signal.",
+  capability: {
+    toolset: "manage",
+    processReach: "none",
+    tmuxEffects: ["observe"],
+    outputClasses: ["tmux-metadata"],
+    mayExposeSecrets: false,
+    mayReturnUntrustedContent: false,
+    amplifiesFutureInput: false,
+  },
+  input: z.strictObject({ channel: channelName, timeoutSeconds }),
+  output: z.object({
+    channel: z.string(),
+    signalled: z.boolean(),
+    timedOut: z.boolean(),
+    elapsedSeconds: z.number(),
+    effectiveTimeoutSeconds: z.number(),
+  }),
+  async handler(args, ctx) {
+    const ceiling = ctx.settings.waitMaxSeconds;
+    const effective = Math.min(args.timeoutSeconds ?? ceiling, ceiling);
+    const began = performance.now();
+    const state = await waitForChannel(ctx.tmux, args.channel, {
+      timeoutMs: effective * 1000,
+      signal: ctx.signal,
+    });
+    return {
+      channel: args.channel,
+      signalled: state === "signalled",
+      timedOut: state === "timeout",
+      elapsedSeconds: Math.round(performance.now() - began) / 1000,
+      effectiveTimeoutSeconds: effective,
+    };
+  },
+  render: (r) =>
+    `channel ${r.channel}: ${
+      r.signalled ? "signalled" : "timed out"
+    } after ${r.elapsedSeconds} s ` +
+    `(timeout ${r.effectiveTimeoutSeconds} s)`,
+});

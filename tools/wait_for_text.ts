@@ -1,0 +1,84 @@
+/** `wait_for_text`: wait inside the server until a pane prints text matching a pattern. */
+
+import { z } from "zod";
+import { contentText } from "../mcp/budget.ts";
+import { resolvePane } from "../mcp/panes.ts";
+import { compilePattern } from "../mcp/pattern.ts";
+import { defineTool, readsTerminal } from "../mcp/registry.ts";
+import { content, optionalPaneId, timeoutSeconds } from "../mcp/schemas.ts";
+import { waitForText } from "../mcp/wait_text.ts";
+
+const patternList = z.array(z.string().min(1).max(999)).min(1).max(32).nullish();
+
+/** The wait_for_text tool. */
+export const waitForTextTool = defineTool({
+  name: "wait_for_text",
+  title: "Wait for text",
+  description:
+    "Waits until the pane prints a line matching one of `patterns` and returns which one, " +
+    "with a tail of what was printed meanwhile. Only output written after the call began counts: text " +
+    "already on screen sets presentAtEntry and never ends the wait. Without patterns any new output ends it. " +
+    "A line matching a stopPattern (an error, say) ends it as stopped, and wins over a pattern on the same " +
+    "line. Lines are matched one screen row at a time; patterns are JavaScript regular expressions without " +
+    "lookarounds or backreferences (literal: true for plain text), case ignored by default. The timeout is " +
+    "clamped to the server's wait ceiling and reported. Wakes on output within milliseconds (a tmux " +
+    "control-mode client), polling only if that cannot attach. Prefer this to repeated captures.",
+  capability: readsTerminal(),
+  input: z.strictObject({
+    paneId: optionalPaneId,
+    patterns: patternList.describe(
+      "Patterns that end the wait as matched (1-32). Omit to wait for any new output.",
+    ),
+    stopPatterns: patternList.describe(
+      "Patterns that end the wait as stopped (errors, prompts asking for input); they win ties.",
+    ),
+    literal: z.boolean().default(false).describe("Read every pattern as plain text."),
+    ignoreCase: z.boolean().default(true).describe("Ignore case (the default)."),
+    timeoutSeconds,
+  }),
+  output: z.object({
+    paneId: z.string(),
+    outcome: z.enum(["matched", "stopped", "any_output", "timeout", "pane_exited", "cancelled"]),
+    matchedPattern: z.string().nullable().describe(
+      "The pattern or stop pattern that ended the wait.",
+    ),
+    matchedIndex: z.int().nullable().describe(
+      "Its index in patterns (matched) or stopPatterns (stopped).",
+    ),
+    presentAtEntry: z.boolean().describe(
+      "A pattern (with none: any text) was already on the visible screen when the wait began.",
+    ),
+    tail: content.describe("What the pane printed during the wait, newest kept."),
+    elapsedSeconds: z.number(),
+    effectiveTimeoutSeconds: z.number(),
+    wakeup: z.enum(["control-mode", "polling"]).describe("How the wait learned about output."),
+  }),
+  async handler(args, ctx) {
+    const options = { literal: args.literal, ignoreCase: args.ignoreCase };
+    // Patterns are checked before anything is read, so a bad one fails fast.
+    const patterns = (args.patterns ?? []).map((p) => compilePattern(p, options));
+    const stopPatterns = (args.stopPatterns ?? []).map((p) => compilePattern(p, options));
+    const ceiling = ctx.settings.waitMaxSeconds;
+    const effective = Math.min(args.timeoutSeconds ?? ceiling, ceiling);
+    const paneId = await resolvePane(ctx, args.paneId);
+    const result = await waitForText(ctx, {
+      paneId,
+      patterns,
+      stopPatterns,
+      timeoutMs: effective * 1000,
+    });
+    return { paneId, ...result, effectiveTimeoutSeconds: effective };
+  },
+  render: (r) => {
+    const what = r.outcome === "matched" || r.outcome === "stopped"
+      ? `${r.outcome} pattern ${r.matchedIndex}`
+      : r.outcome;
+    return contentText(
+      `pane ${r.paneId}: ${what} after ${r.elapsedSeconds} s (timeout ${r.effectiveTimeoutSeconds} s, ` +
+        `woken by ${r.wakeup}${
+          r.presentAtEntry ? ", already on screen at entry" : ""
+        }); printed meanwhile`,
+      r.tail,
+    );
+  },
+});
