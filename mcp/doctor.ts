@@ -215,7 +215,8 @@ async function checkServer(
     running = true;
     report(
       "ok",
-      `socket: ${tmux.label}${own ? " (the server's own)" : ""} at ${info.socketPath}: ` +
+      `socket: ${tmux.label}${own ? " (the server's own)" : ""}` +
+        `${settings.socket.kind === "name" ? ` at ${info.socketPath}` : ""}: ` +
         `tmux ${info.version} runs there (pid ${info.pid}, ${count} session${
           count === 1 ? "" : "s"
         })`,

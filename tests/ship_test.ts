@@ -286,7 +286,7 @@ Deno.test("--doctor: ready on a running server, names the caller, prints configs
     assertEquals(result.code, 0, `doctor exit status: ${result.stdout}${result.stderr}`);
     const out = result.stdout;
     assertStringIncludes(out, "ok    tmux: ");
-    assertStringIncludes(out, `at ${fixture.socketPath}: tmux 3.`);
+    assertStringIncludes(out, `socket: socket ${fixture.socketPath}: tmux 3.`);
     assertStringIncludes(out, "(pid " + pid + ", 1 session)");
     assertStringIncludes(out, `caller: inside tmux, pane ${pane} on the driven server`);
     assertStringIncludes(out, "permission read, write, net, ffi, sys: not granted (sandboxed)");
