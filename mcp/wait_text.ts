@@ -226,6 +226,8 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
       due = woken || performance.now() >= nextSafety || performance.now() >= deadline;
     }
   } finally {
-    await watch.close();
+    // The watcher's client leaves in the background (stdin closed, killed if
+    // it lingers, reaped): the answer does not wait for a process to exit.
+    void watch.close();
   }
 }

@@ -1,0 +1,119 @@
+/**
+ * How fast wait_for_text notices output: the time from a line being printed
+ * in a pane to wait_for_text returning `matched`, over 50 trials, through
+ * the real server over stdio (`deno task start`'s command line), for each
+ * command transport. Goal: median under 20 ms.
+ *
+ * The pane prints `MARK <n> <time>` where the time is bash's
+ * `$EPOCHREALTIME` taken as the line is printed, so the figure includes
+ * tmux reading the pane, the watcher waking, the read of the new rows, the
+ * match and the response, and nothing of the trigger. Each trial starts a
+ * wait, waits for its first progress notification (sent once the watch is
+ * armed), then lets the pane print by signalling a wait-for channel.
+ *
+ * Run: deno run -A bench/wait_bench.ts
+ *
+ * @module
+ */
+
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { startServer, TmuxFixture } from "../tests/harness.ts";
+
+const TRIALS = 50;
+
+function quantile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+}
+
+async function run(transport: "control" | "process") {
+  const fixture = await TmuxFixture.start({ width: 100, height: 30 });
+  const session = await startServer(fixture.socketPath, { args: ["--transport", transport] });
+  const latencies: number[] = [];
+  const armings: number[] = [];
+  const mechanisms = new Set<string>();
+  try {
+    const pane = await fixture.tmux(
+      "new-window",
+      "-P",
+      "-F",
+      "#{pane_id}",
+      "-t",
+      "main:",
+      "bash --norc --noprofile",
+    );
+    await fixture.runInPane(pane, "true");
+    await fixture.tmux(
+      "send-keys",
+      "-t",
+      pane,
+      "-l",
+      `i=0; while tmux -S '${fixture.socketPath}' wait-for go; do i=$((i+1)); ` +
+        `printf 'MARK %s %s\\n' "$i" "$EPOCHREALTIME"; done`,
+    );
+    await fixture.tmux("send-keys", "-t", pane, "Enter");
+    for (let trial = 1; trial <= TRIALS; trial++) {
+      let armed: () => void = () => {};
+      const isArmed = new Promise<void>((resolve) => (armed = resolve));
+      const began = performance.now();
+      const call = session.client.callTool(
+        {
+          name: "wait_for_text",
+          arguments: {
+            paneId: pane,
+            patterns: [`^MARK ${trial} \\d+\\.\\d+$`],
+            timeoutSeconds: 20,
+          },
+        },
+        undefined,
+        { onprogress: () => armed() },
+      ) as Promise<CallToolResult>;
+      await isArmed;
+      armings.push(performance.now() - began);
+      await fixture.tmux("wait-for", "-S", "go");
+      const result = await call;
+      const returned = performance.timeOrigin + performance.now();
+      const r = result.structuredContent as {
+        outcome: string;
+        wakeup: string;
+        tail: { lines: string[] };
+      };
+      if (result.isError || r.outcome !== "matched") {
+        throw new Error(`trial ${trial}: ${JSON.stringify(result.content)}`);
+      }
+      mechanisms.add(r.wakeup);
+      const line = r.tail.lines.find((l) => l.startsWith(`MARK ${trial} `));
+      if (!line) throw new Error(`trial ${trial}: the line is not in the tail`);
+      const printedAt = Number(line.split(" ")[2]) * 1000;
+      latencies.push(returned - printedAt);
+    }
+  } finally {
+    await session.close();
+    await fixture.close();
+  }
+  latencies.sort((a, b) => a - b);
+  armings.sort((a, b) => a - b);
+  return {
+    transport,
+    mechanism: [...mechanisms].join(","),
+    median: quantile(latencies, 0.5),
+    p95: quantile(latencies, 0.95),
+    max: latencies[latencies.length - 1],
+    armMedian: quantile(armings, 0.5),
+  };
+}
+
+const rows = [];
+for (const transport of ["control", "process"] as const) rows.push(await run(transport));
+const f = (ms: number) => ms.toFixed(1).padStart(7);
+console.log(
+  `wait_for_text: printed -> matched returned, ${TRIALS} trials each (ms; goal: median < 20)\n`,
+);
+console.log("transport | wake-up      |  median |     p95 |     max | call -> armed (median)");
+console.log("----------|--------------|---------|---------|---------|-----------------------");
+for (const r of rows) {
+  console.log(
+    `${r.transport.padEnd(9)} | ${r.mechanism.padEnd(12)} | ${f(r.median)} | ${f(r.p95)} | ${
+      f(r.max)
+    } | ${f(r.armMedian)}`,
+  );
+}

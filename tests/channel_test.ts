@@ -1,0 +1,120 @@
+/**
+ * wait_for_channel and signal_channel against real tmux, through the MCP
+ * server. Each test owns a tmux server on a private socket.
+ *
+ * @module
+ */
+
+import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
+import { type Session, startServer, TmuxFixture } from "./harness.ts";
+
+interface ChannelResult {
+  channel: string;
+  signalled: boolean;
+  timedOut: boolean;
+  elapsedSeconds: number;
+  effectiveTimeoutSeconds: number;
+}
+
+/** Failure bound of the polls below; never a synchronisation device. */
+const BOUND_MS = 20_000;
+
+/** Child processes of the server whose arguments include `word` (ps reads /proc for us). */
+async function childrenWith(serverPid: number, word: string): Promise<number[]> {
+  const out = await new Deno.Command("ps", { args: ["-A", "-o", "pid=,ppid=,args="] }).output();
+  return new TextDecoder().decode(out.stdout).split("\n")
+    .map((line) => line.trim().split(/\s+/))
+    .filter((f) => f.length >= 3 && Number(f[1]) === serverPid && f.slice(2).includes(word))
+    .map((f) => Number(f[0]));
+}
+
+/** Resolves once the server runs a `tmux wait-for` child (the wait is in place). */
+async function waiterRunning(session: Session): Promise<void> {
+  const began = performance.now();
+  while (performance.now() - began < BOUND_MS) {
+    if ((await childrenWith(session.transport.pid!, "wait-for")).length > 0) return;
+    // Each round trip of this harmless call gives the server time to start the waiter.
+    await session.ok("list_sessions");
+  }
+  throw new Error("the server never started a tmux wait-for");
+}
+
+async function withServer(
+  args: string[],
+  fn: (fixture: TmuxFixture, session: Session) => Promise<void>,
+): Promise<void> {
+  const fixture = await TmuxFixture.start();
+  const session = await startServer(fixture.socketPath, { args });
+  try {
+    await fn(fixture, session);
+  } finally {
+    await session.close();
+    await fixture.close();
+  }
+}
+
+Deno.test("wait_for_channel: a signal ends the wait; signal_channel reports the channel", async () => {
+  await withServer([], async (fixture, session) => {
+    const waiting = session.ok<ChannelResult>("wait_for_channel", {
+      channel: "build.done:1",
+      timeoutSeconds: 20,
+    });
+    await waiterRunning(session);
+    assertEquals(await session.ok("signal_channel", { channel: "build.done:1" }), {
+      channel: "build.done:1",
+    });
+    const r = await waiting;
+    assertEquals(r.signalled, true);
+    assertEquals(r.timedOut, false);
+    assertEquals(r.channel, "build.done:1");
+    assertEquals(r.effectiveTimeoutSeconds, 20);
+    // A signal from a script in a pane works the same way, and tmux keeps a
+    // signal sent before anyone waits.
+    await fixture.tmux("wait-for", "-S", "early");
+    const early = await session.ok<ChannelResult>("wait_for_channel", {
+      channel: "early",
+      timeoutSeconds: 20,
+    });
+    assertEquals(early.signalled, true);
+    assertEquals((await childrenWith(session.transport.pid!, "wait-for")).length, 0);
+  });
+});
+
+Deno.test("wait_for_channel: times out with the effective (clamped) timeout", async () => {
+  await withServer(["--wait-max-seconds", "1"], async (_fixture, session) => {
+    const r = await session.ok<ChannelResult>("wait_for_channel", {
+      channel: "never",
+      timeoutSeconds: 300,
+    });
+    assertEquals(r.signalled, false);
+    assertEquals(r.timedOut, true);
+    assertEquals(r.effectiveTimeoutSeconds, 1);
+    assert(r.elapsedSeconds >= 1, `waited: ${r.elapsedSeconds}`);
+    assertEquals((await childrenWith(session.transport.pid!, "wait-for")).length, 0);
+  });
+});
+
+Deno.test("wait_for_channel: a tmux server killed during the wait is an error", async () => {
+  await withServer([], async (fixture, session) => {
+    const waiting = session.call("wait_for_channel", { channel: "doomed", timeoutSeconds: 20 });
+    await waiterRunning(session);
+    await fixture.tmux("kill-server");
+    const result = await waiting;
+    assertEquals(result.isError, true);
+    assertEquals(result.structuredContent, undefined);
+    const text = (result.content[0] as { text: string }).text;
+    assertStringIncludes(text, "wait_for_channel failed:");
+    assert(!/signalled/.test(text), text);
+  });
+});
+
+Deno.test("channels: invalid names are refused without echoing them", async () => {
+  await withServer([], async (_fixture, session) => {
+    for (const channel of ["", "has space", "semi;colon", "x".repeat(129), "#{pane_id}"]) {
+      const text = await session.fails("signal_channel", { channel });
+      assertStringIncludes(text, "signal_channel failed:");
+      if (channel.length > 1) assert(!text.includes(channel), `echoed: ${text}`);
+      await session.fails("wait_for_channel", { channel, timeoutSeconds: 1 });
+    }
+  });
+});
