@@ -34,6 +34,17 @@ function permissionFlags(task: string): string[] {
   );
 }
 
+/** A task's runtime flags: the words after `deno <subcommand>`, less main.ts, --target, --output. */
+function runtimeFlags(task: string): string[] {
+  const words = task.split(/\s+/).filter((word) => word !== "");
+  const flags: string[] = [];
+  for (let i = 2; i < words.length; i++) {
+    if (words[i] === "--target" || words[i] === "--output") i++;
+    else if (words[i] !== "main.ts") flags.push(words[i]);
+  }
+  return flags;
+}
+
 /** The start task's argv with main.ts made absolute (what the harness spawns). */
 function startArgv(main = `${ROOT}main.ts`): string[] {
   return startCommand().map((part) => (part === "main.ts" ? main : part));
@@ -112,6 +123,7 @@ Deno.test("deno.json: start and every compile task use the one permission set", 
     const task = tasks[`compile:${target}`];
     assert(task !== undefined, `task compile:${target} exists`);
     assertEquals(permissionFlags(task), start, `compile:${target} permission flags`);
+    assertEquals(runtimeFlags(task), runtimeFlags(tasks.start), `compile:${target} runtime flags`);
     assertStringIncludes(task, `deno compile --quiet `);
     assertStringIncludes(task, ` --target ${target} `);
     assertStringIncludes(task, ` --output dist/tmux-mcp-${target} main.ts`);
@@ -296,11 +308,20 @@ Deno.test("--doctor: ready on a running server, names the caller, prints configs
       assertStringIncludes(out, `${client} (`);
     }
     assertStringIncludes(out, `claude mcp add tmux -- ${Deno.execPath()} `);
+    // Every JSON snippet parses and names the same command as Codex's TOML.
+    const snippets = [...out.matchAll(/^ {2}\{\n[\s\S]*?^ {2}\}$/gm)].map((m) =>
+      JSON.parse(m[0]) as Record<string, Record<string, { command: string; args: string[] }>>
+    );
+    assertEquals(snippets.length, 4, "Claude Desktop, Cursor, VS Code, Gemini CLI");
     // The configuration must start this server from anywhere: take Codex's
     // (JSON-quoted) command and arguments and run them from /.
     const command = JSON.parse(out.match(/^ {2}command = (.*)$/m)![1]) as string;
     const args = JSON.parse(out.match(/^ {2}args = (.*)$/m)![1]) as string[];
     assertEquals(args.slice(-2), ["-S", fixture.socketPath], "the settings travel along");
+    for (const snippet of snippets) {
+      const entry = (snippet.mcpServers ?? snippet.servers).tmux;
+      assertEquals([entry.command, entry.args], [command, args], "JSON and TOML agree");
+    }
     const started = await new Deno.Command(command, {
       args: [...args, "--print-capabilities"],
       cwd: "/",
