@@ -102,6 +102,25 @@ class Tail {
   }
 }
 
+/**
+ * Joins each row that fills the pane's width with the rows after it: tmux
+ * wrapped one long line over them, and a pattern may span the wrap.
+ * (Width is counted in UTF-16 units, so rows of wide characters stay apart.)
+ */
+export function logicalLines(rows: readonly string[], width: number): string[] {
+  const lines: string[] = [];
+  let current: string | undefined;
+  for (const row of rows) {
+    current = current === undefined ? row : current + row;
+    if (row.length < width) {
+      lines.push(current);
+      current = undefined;
+    }
+  }
+  if (current !== undefined) lines.push(current);
+  return lines;
+}
+
 function paneGone(error: unknown): boolean {
   return error instanceof TmuxError && (error.kind === "no_target" || error.kind === "no_server");
 }
@@ -169,8 +188,8 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
         tail.put(next.state.historySize, delta.rows, true);
         rows = delta.rows;
       }
-      for (const row of rows) {
-        // A stop pattern wins over a pattern on the same row.
+      for (const row of logicalLines(rows, next.state.width)) {
+        // A stop pattern wins over a pattern on the same line.
         const stop = request.stopPatterns.findIndex((p) => p.test(row));
         if (stop >= 0) {
           return finish("stopped", { pattern: request.stopPatterns[stop].source, index: stop });

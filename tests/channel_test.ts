@@ -108,6 +108,30 @@ Deno.test("wait_for_channel: a tmux server killed during the wait is an error", 
   });
 });
 
+Deno.test("wait_for_channel: cancelling kills and reaps the tmux wait-for", async () => {
+  await withServer([], async (_fixture, session) => {
+    const abort = new AbortController();
+    const waiting = session.client.callTool(
+      { name: "wait_for_channel", arguments: { channel: "cancel-me", timeoutSeconds: 20 } },
+      undefined,
+      { signal: abort.signal },
+    );
+    await waiterRunning(session);
+    abort.abort();
+    let rejected = false;
+    await waiting.catch(() => (rejected = true));
+    assert(rejected, "the call is cancelled");
+    const began = performance.now();
+    while (
+      (await childrenWith(session.transport.pid!, "wait-for")).length > 0 &&
+      performance.now() - began < BOUND_MS
+    ) {
+      await session.ok("list_sessions");
+    }
+    assertEquals(await childrenWith(session.transport.pid!, "wait-for"), [], "no wait-for left");
+  });
+});
+
 Deno.test("channels: invalid names are refused without echoing them", async () => {
   await withServer([], async (_fixture, session) => {
     for (const channel of ["", "has space", "semi;colon", "x".repeat(129), "#{pane_id}"]) {

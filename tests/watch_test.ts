@@ -11,6 +11,10 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
 import { type Session, startServer, TmuxFixture } from "./harness.ts";
+import { logicalLines } from "../mcp/wait_text.ts";
+import { Tmux } from "../tmux/client.ts";
+import { liveWatchClients, watchPaneOutput } from "../tmux/output_watch.ts";
+import { ProcessTransport } from "../tmux/process_transport.ts";
 
 /** Failure bound of anything a test waits for; never a synchronisation device. */
 const BOUND_MS = 30_000;
@@ -153,6 +157,21 @@ Deno.test("wait_for_text: progress notifications keep arriving while waiting", a
     for (let i = 1; i < wait.progress.length; i++) {
       assert(wait.progress[i] > wait.progress[i - 1], "progress increases");
     }
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+Deno.test("wait_for_text: a marker wrapped over two rows matches as one line", async () => {
+  const { fixture, session, pane } = await setup();
+  try {
+    const wait = startWait(session, { paneId: pane, patterns: ["MARK-WRAP"], timeoutSeconds: 25 });
+    await wait.armed;
+    // 79 zeros then the marker: the 80-column pane wraps it after the M.
+    await type(fixture, pane, "printf '%079dMARK-''WRAP\\n' 0");
+    const r = structured(await wait.result);
+    assertEquals(r.outcome, "matched");
+    assert(r.tail.lines.includes("ARK-WRAP"), `wrapped rows in the tail: ${r.tail.lines}`);
   } finally {
     await teardown(fixture, session);
   }
@@ -438,5 +457,49 @@ Deno.test("capture_since: a cursor from another server process is refused", asyn
   } finally {
     await second.close();
     await teardown(fixture, session);
+  }
+});
+
+Deno.test("logicalLines: joins rows that fill the width", () => {
+  assertEquals(logicalLines(["abcd", "ef", "gh", "ijkl", "mnop"], 4), ["abcdef", "gh", "ijklmnop"]);
+  assertEquals(logicalLines([], 4), []);
+});
+
+Deno.test("watchPaneOutput: wakes on the pane's output, not on others'; polls for a missing pane", async () => {
+  const fixture = await TmuxFixture.start({ width: 80, height: 10 });
+  const args = ["-S", fixture.socketPath, "-f", "/dev/null"];
+  const tmux = new Tmux(
+    "tmux",
+    { kind: "path", path: fixture.socketPath, source: "flag" },
+    new ProcessTransport("tmux", args, "test socket"),
+  );
+  try {
+    const pane = await fixture.tmux("new-window", "-P", "-F", "#{pane_id}", "-t", "main:", SHELL);
+    const other = await fixture.tmux("split-window", "-P", "-F", "#{pane_id}", "-t", pane, SHELL);
+    await fixture.runInPane(pane, "true");
+    await fixture.runInPane(other, "true");
+    const watch = await watchPaneOutput(tmux, pane);
+    const witness = await watchPaneOutput(tmux, other);
+    assertEquals(watch.mechanism, "control-mode");
+    assertEquals(liveWatchClients(), 1, "one client per session, shared");
+    // Output of another pane of the same session does not wake this watch:
+    // once the other pane's watch woke, the client has passed that output.
+    await fixture.runInPane(other, "echo elsewhere");
+    assertEquals(await witness.next(BOUND_MS), true);
+    assertEquals(await watch.next(0), false, "no wake for another pane");
+    // The pane's own output does (runInPane returns after it printed).
+    await fixture.runInPane(pane, "echo here");
+    assertEquals(await watch.next(BOUND_MS), true);
+    await witness.close();
+    await watch.close();
+    const missing = await watchPaneOutput(tmux, "%999");
+    assertEquals(missing.mechanism, "polling");
+    assertEquals(await missing.next(BOUND_MS), true, "a poll says: look now");
+    await missing.close();
+    // The client left with its last watcher (closing waits for it).
+    assertEquals(liveWatchClients(), 0);
+  } finally {
+    await tmux.close();
+    await fixture.close();
   }
 });

@@ -7,8 +7,8 @@
  * last watcher leaves, so no process outlives a wait. It is attached with
  * `ignore-size` (it never sizes anyone's windows), `read-only` and `-E` (it
  * does not copy this process's environment into the session), and it sends
- * no commands. Layout and window notifications wake every watcher of the
- * session too: a killed pane shows up as one of them.
+ * no commands. Layout and window-close notifications wake every watcher of
+ * the session too: a killed pane shows up as one of them.
  *
  * When no control client can be attached, a watch polls instead; its
  * `mechanism` says which is in use. Either way a watch only says "look now":
@@ -33,6 +33,16 @@ const ATTACH_TIMEOUT_MS = 3_000;
 const EXIT_GRACE_MS = 1_000;
 /** Bytes of a line needed to classify it (`%extended-output %123456 ` fits). */
 const HEAD_BYTES = 40;
+
+/** Notifications after which any watched pane of the session may be gone, moved or resized. */
+const STRUCTURAL = [
+  "%layout-change ",
+  "%window-close ",
+  "%unlinked-window-close ",
+  "%unlinked-window-add ",
+  "%session-changed ",
+  "%sessions-changed",
+];
 
 /** A subscription to one pane's output. */
 export interface PaneWatch {
@@ -133,7 +143,15 @@ class SessionFeed {
       this.#markReady(true);
       return;
     }
-    if (head.startsWith("%")) { for (const sub of this.subscribers) wake(sub); }
+    const mode = /^%pane-mode-changed (%\d+)/.exec(head);
+    if (mode) {
+      for (const sub of this.subscribers) if (sub.paneId === mode[1]) wake(sub);
+      return;
+    }
+    // What can end, move or resize a pane: watchers re-read to find out.
+    if (STRUCTURAL.some((prefix) => head.startsWith(prefix))) {
+      for (const sub of this.subscribers) wake(sub);
+    }
   }
 
   /** Closes stdin (tmux then detaches the client); kills it if it lingers. */
