@@ -131,20 +131,25 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
   const deadline = began + request.timeoutMs;
   const { tmux, signal } = ctx;
   const tail = new Tail(ctx.settings.maxLines);
-  let snap: Snapshot = await readSnapshot(
-    tmux,
-    request.paneId,
-    (s) => neededFrom(undefined, s),
-    undefined,
-    signal,
-  );
+  // The entry read and arming the watch run together: the first look after
+  // both covers anything printed in between, whichever finished first.
+  const [entry, armed] = await Promise.allSettled([
+    readSnapshot(tmux, request.paneId, (s) => neededFrom(undefined, s), undefined, signal),
+    watchPaneOutput(tmux, request.paneId, { signal }),
+  ]);
+  if (entry.status === "rejected") {
+    if (armed.status === "fulfilled") void armed.value.close();
+    throw entry.reason;
+  }
+  if (armed.status === "rejected") throw armed.reason;
+  const watch = armed.value;
+  let snap: Snapshot = entry.value;
   const screen = snap.rows.slice(snap.state.historySize - snap.first);
   const presentAtEntry = request.patterns.length > 0
     ? screen.some((row) => request.patterns.some((p) => p.test(row)))
     : screen.some((row) => row.trim() !== "");
   let mark: CursorState = markOf(snap);
 
-  const watch = await watchPaneOutput(tmux, request.paneId, { signal });
   const wakeup = watch.mechanism;
   const finish = (
     outcome: WaitOutcome,
