@@ -144,10 +144,21 @@ export async function readSnapshot(
   );
 }
 
+const hashCache = new WeakMap<Snapshot, Float64Array>();
+
 /** The row hash at absolute line `abs` of `snap`, or undefined outside the read. */
 function hashAt(snap: Snapshot, abs: number): number | undefined {
   const i = abs - snap.first;
-  return i >= 0 && i < snap.rows.length ? rowHash(snap.rows[i]) : undefined;
+  if (i < 0 || i >= snap.rows.length) return undefined;
+  // The shift search compares remembered rows at many candidate positions:
+  // hash each row once, and only the rows looked at (-1: not yet).
+  let hashes = hashCache.get(snap);
+  if (!hashes) {
+    hashes = new Float64Array(snap.rows.length).fill(-1);
+    hashCache.set(snap, hashes);
+  }
+  if (hashes[i] < 0) hashes[i] = rowHash(snap.rows[i]);
+  return hashes[i];
 }
 
 /** One past the last row that matters: the last non-blank row or the cursor's row. */
