@@ -325,6 +325,15 @@ Deno.test("a killed server reads as no_server, a restarted one works again", asy
   });
 });
 
+Deno.test("kill-server through the client answers, then reads as no_server", async () => {
+  await withServer(MAIN, async ({ transport }) => {
+    const t = transport();
+    assert(await t.connect(), "attached");
+    assertEquals(await t.run([["display-message", "-p", "last"], ["kill-server"]]), ["last", ""]);
+    await assertRejects(t.run([["list-sessions"]]), "no_server");
+  });
+});
+
 Deno.test("with no session, round trips fall back to processes", async () => {
   await withServer([["start-server", ";", "set-option", "-s", "exit-empty", "off"]], async (s) => {
     const t = s.transport();

@@ -40,6 +40,8 @@ const EXIT_GRACE_MS = 2_000;
 /** Backoff between failed attach attempts; attempts are only made by run(). */
 const MIN_BACKOFF_MS = 250;
 const MAX_BACKOFF_MS = 5_000;
+/** An abandoned request unanswered this long means the client's queue is stuck. */
+const WEDGED_MS = 30_000;
 /** A client that dies sooner than this after attaching counts as a failure. */
 const SHORT_LIFE_MS = 1_000;
 
@@ -50,6 +52,8 @@ const SHORT_LIFE_MS = 1_000;
  * (`run-shell` opens a view mode in a pane a person sees), or act on "the
  * current client", which would be ours. A one-shot process gives them the
  * behaviour of tmux scripted from a shell, which is what callers expect.
+ * Interactive commands (prompts, menus, choosers) would wait forever for
+ * input on our client; from a process they fail at once ("no current client").
  */
 const PROCESS_ONLY = new Set([
   "run-shell",
@@ -68,6 +72,18 @@ const PROCESS_ONLY = new Set([
   "refresh",
   "suspend-client",
   "suspendc",
+  "confirm-before",
+  "confirm",
+  "command-prompt",
+  "display-menu",
+  "menu",
+  "display-popup",
+  "popup",
+  "display-panes",
+  "displayp",
+  "choose-buffer",
+  "choose-client",
+  "choose-tree",
 ]);
 
 /** True when a round trip has to run as its own tmux process. */
@@ -154,6 +170,10 @@ interface Request {
   error?: TmuxError;
   /** Settled early (timeout, abort): its blocks are still consumed, then dropped. */
   abandoned: boolean;
+  /** When it was abandoned (ms since the epoch). */
+  abandonedAt?: number;
+  /** Retire the client once this request is answered. */
+  retire?: boolean;
   settle(result: string[] | TmuxError): void;
 }
 
@@ -203,6 +223,16 @@ class ControlClient {
       !this.#pending.some((r) => r.abandoned);
   }
 
+  /**
+   * True when an abandoned request has had no answer for {@link WEDGED_MS}:
+   * something blocks the client's queue (a prompt nobody answers, a hung
+   * command), and only a fresh client will serve again.
+   */
+  get wedged(): boolean {
+    const since = this.#pending.find((r) => r.abandoned)?.abandonedAt;
+    return since !== undefined && Date.now() - since > WEDGED_MS;
+  }
+
   /** Sends one round trip; resolves with each command's output. */
   send(commands: string[][], options: RunOptions): Promise<string[]> {
     if (options.signal?.aborted) return Promise.reject(cancelledError());
@@ -241,12 +271,20 @@ class ControlClient {
       const abandon = (error: TmuxError) => {
         if (settled) return;
         request.abandoned = true;
+        request.abandonedAt = Date.now();
         request.settle(error);
       };
       options.signal?.addEventListener("abort", onAbort, { once: true });
       // Queue and write in the same tick: FIFO order equals write order.
       this.#pending.push(request);
       this.#writer.write(encoder.encode(text)).catch(() => this.kill());
+      // After kill-server tmux still answers this round trip, then the client
+      // ends: nothing may be sent after it (and if kill-server did not run,
+      // the client is retired once answered and a fresh one attaches).
+      if (commands.some(([name]) => name === "kill-server")) {
+        this.#dying = true;
+        request.retire = true;
+      }
     });
   }
 
@@ -370,7 +408,7 @@ class ControlClient {
       // The terminator prints the client's session: empty once a command of
       // this round trip (or anyone else) destroyed it. The client is about to
       // exit, so nothing more is sent to it; tmux still answered this request.
-      if (first === `${this.marker}:${request.id}:`) this.#retire();
+      if (first === `${this.marker}:${request.id}:` || request.retire) this.#retire();
       this.#pending.shift();
       if (request.error) request.settle(request.error);
       else if (request.index !== request.outputs.length - 1) request.settle(lostError());
@@ -493,6 +531,8 @@ export class ControlTransport implements Transport {
       this.#stats.control++;
       return client.send(commands, options);
     }
+    // A stuck client is killed; its end clears the way for a fresh attach.
+    if (client?.wedged) client.kill();
     if (!client && !this.#connecting && Date.now() >= this.#nextAttemptAt) void this.connect();
     this.#stats.fallback++;
     return this.#fallback.run(commands, options);
