@@ -1,7 +1,13 @@
 /**
  * Waiting on a tmux `wait-for` channel. A control-mode client answers
  * `wait-for` at once, so the wait runs as its own `tmux wait-for` process,
- * killed and reaped on timeout, on abort, and when this process exits.
+ * ended and reaped on timeout, on abort, and when this process exits.
+ *
+ * Measured on tmux 3.3a: a `tmux wait-for` client killed by any signal stays
+ * registered in the server as a waiter, and that phantom swallows the next
+ * `wait-for -S` of its channel (a later waiter is not woken). A private
+ * channel can avoid that with `release`: the wait is ended by signalling the
+ * channel, so the waiter leaves normally.
  *
  * @module
  */
@@ -16,7 +22,16 @@ export interface WaitOptions {
   timeoutMs: number;
   /** Abort the wait (rejects with a TmuxError of kind cancelled). */
   signal?: AbortSignal;
+  /**
+   * End a timed-out or aborted wait by signalling the channel instead of
+   * killing the waiter (no phantom waiter is left). Only for channels that
+   * no one else waits on: the signal would wake them too.
+   */
+  release?: boolean;
 }
+
+/** How long a released waiter may take to leave before it is killed. */
+const RELEASE_GRACE_MS = 2_000;
 
 /** Channel names tmux-mcp accepts (CONTRACT §6). */
 export const CHANNEL_NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
@@ -59,28 +74,47 @@ export async function waitForChannel(
   // The server's pid before and after tells a signal from a server that
   // exited (or was replaced) during the wait.
   const before = await serverPid(tmux);
-  const own = new AbortController();
-  const forward = () => own.abort();
-  options.signal?.addEventListener("abort", forward, { once: true });
-  if (options.signal?.aborted) own.abort();
-  live.add(own);
+  if (options.signal?.aborted) throw cancelledWait();
+  const kill = new AbortController();
+  let ended: "timeout" | "cancelled" | undefined;
+  let grace: ReturnType<typeof setTimeout> | undefined;
+  const end = (why: "timeout" | "cancelled") => {
+    if (ended) return;
+    ended = why;
+    if (!options.release) return kill.abort();
+    grace = setTimeout(() => kill.abort(), RELEASE_GRACE_MS);
+    // Without tmux to signal through, killing is all that is left.
+    tmux.one(["wait-for", "-S", channel]).catch(() => kill.abort());
+  };
+  const timer = setTimeout(() => end("timeout"), Math.max(0, options.timeoutMs));
+  const onAbort = () => end("cancelled");
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  live.add(kill);
   hookUnload();
+  let code: number;
+  let stderr: Uint8Array;
   try {
-    const result = await spawnTmux(
+    ({ code, stderr } = await spawnTmux(
       tmux.binary,
       [...socketArgs(tmux.socket), "wait-for", channel],
-      { timeoutMs: Math.max(0, options.timeoutMs), signal: own.signal },
-    );
-    if (result.code !== 0) {
-      throw classifyTmuxFailure(new TextDecoder().decode(result.stderr), tmux.label);
-    }
+      // spawnTmux's own limit only backs up the timer above.
+      { timeoutMs: Math.max(0, options.timeoutMs) + 2 * RELEASE_GRACE_MS, signal: kill.signal },
+    ));
   } catch (error) {
-    if (error instanceof TmuxError && error.kind === "timeout") return "timeout";
-    throw error;
+    if (!(error instanceof TmuxError) || !["timeout", "cancelled"].includes(error.kind)) {
+      throw error;
+    }
+    if (ended === "cancelled") throw cancelledWait();
+    return "timeout";
   } finally {
-    live.delete(own);
-    options.signal?.removeEventListener("abort", forward);
+    clearTimeout(timer);
+    clearTimeout(grace);
+    live.delete(kill);
+    options.signal?.removeEventListener("abort", onAbort);
   }
+  if (ended === "cancelled") throw cancelledWait();
+  if (ended === "timeout") return "timeout";
+  if (code !== 0) throw classifyTmuxFailure(new TextDecoder().decode(stderr), tmux.label);
   let after: string | null;
   try {
     after = await serverPid(tmux);
@@ -100,4 +134,12 @@ export async function waitForChannel(
 
 function serverPid(tmux: Tmux): Promise<string> {
   return tmux.one(["display-message", "-p", "#{pid}"]);
+}
+
+function cancelledWait(): TmuxError {
+  return new TmuxError(
+    "cancelled",
+    "the request was cancelled",
+    "Call the tool again if still needed.",
+  );
 }

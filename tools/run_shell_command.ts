@@ -190,11 +190,13 @@ async function previousRun(
     const [id, owner] = running.slice(RUNNING_OPTION.length + 1).replace(/"/g, "").split(".");
     // A respawned pane has a new shell: the mark belongs to the old one.
     if (owner === String(pid ?? "")) {
-      // The earlier run signals its channel when it ends; nobody waited, so
-      // tmux remembers the signal and this returns at once if it has ended.
+      // The earlier run signals its channel when it ends; its own wait was
+      // released, so tmux remembers a signal nobody waited for and this
+      // returns at once when the run has just ended.
       const state = await waitForChannel(ctx.tmux, `tmux-mcp-run-${id}`, {
-        timeoutMs: 300,
+        timeoutMs: 2000,
         signal: ctx.signal,
+        release: true,
       });
       if (state === "timeout") {
         throw busy(
@@ -249,6 +251,9 @@ async function waitForRun(
     const state = await waitForChannel(ctx.tmux, frame.channel, {
       timeoutMs,
       signal: AbortSignal.any([ctx.signal, paneGone.signal]),
+      // The channel is this run's alone. A killed waiter would stay in tmux
+      // and swallow the shell's later signal, which the next run waits for.
+      release: true,
     });
     return state === "signalled" ? "completed" : "timed_out";
   } catch (error) {
@@ -319,10 +324,6 @@ async function collect(
   }
   if (outcome === "timed_out" && exitStatus === null) {
     return { outcome, exitStatus, framed: framedOrNone(captured, frame), outputIncomplete: false };
-  }
-  if (outcome === "timed_out") {
-    // It ended as the wait ran out: take its signal so tmux forgets the channel.
-    await waitForChannel(ctx.tmux, frame.channel, { timeoutMs: 1000, signal: ctx.signal });
   }
   if (exitStatus === null) {
     throw new ToolError(

@@ -1,0 +1,441 @@
+/**
+ * run_shell_command against real tmux: exit statuses, output framing,
+ * isolation of the pane's shell, budgets, timeout, cancellation, pane and
+ * server loss, history suppression, and the pure parts of the frame.
+ *
+ * @module
+ */
+
+import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
+import { type Session, startServer, TmuxFixture } from "./harness.ts";
+import {
+  buildFrame,
+  INLINE_LIMIT,
+  inlineWord,
+  isPosixShell,
+  parseFramedOutput,
+  parseStatus,
+} from "../mcp/shell_frame.ts";
+
+interface Run {
+  paneId: string;
+  outcome: string;
+  exitStatus: number | null;
+  output: { lines: string[]; truncated: boolean; droppedLines: number; droppedBytes: number };
+  outputIncomplete: boolean;
+  elapsedSeconds: number;
+  effectiveTimeoutSeconds: number;
+  stillRunning: boolean;
+}
+
+/** A fixture with a bash pane (no rc files) and a server driving it. */
+async function setup(
+  options: { args?: string[]; shell?: string; history?: number } = {},
+): Promise<{ fixture: TmuxFixture; session: Session; pane: string }> {
+  const fixture = await TmuxFixture.start();
+  if (options.history) {
+    await fixture.tmux("set-option", "-g", "history-limit", String(options.history));
+  }
+  const pane = await fixture.tmux(
+    "new-window",
+    "-P",
+    "-F",
+    "#{pane_id}",
+    options.shell ?? "bash --norc --noprofile",
+  );
+  const session = await startServer(fixture.socketPath, { args: options.args });
+  return { fixture, session, pane };
+}
+
+async function teardown(fixture: TmuxFixture, session: Session): Promise<void> {
+  await session.close();
+  await fixture.close();
+}
+
+function run(session: Session, pane: string, command: string, extra: Record<string, unknown> = {}) {
+  return session.ok<Run>("run_shell_command", { paneId: pane, command, ...extra });
+}
+
+for (const transport of ["control", "process"]) {
+  Deno.test(`run_shell_command: statuses, output framing and isolation [${transport}]`, async (t) => {
+    const { fixture, session, pane } = await setup({ args: ["--transport", transport] });
+    try {
+      await t.step("exit statuses 0, 1, 3 and 127", async () => {
+        const cases: [string, number][] = [
+          ["true", 0],
+          ["false", 1],
+          ["exit 3", 3],
+          ["no_such_command_tmux_mcp", 127],
+        ];
+        for (const [command, status] of cases) {
+          const r = await run(session, pane, command);
+          assertEquals(r.outcome, "completed", command);
+          assertEquals(r.exitStatus, status, command);
+          assertEquals(r.stillRunning, false);
+        }
+        const missing = await run(session, pane, "no_such_command_tmux_mcp");
+        assertStringIncludes(missing.output.lines.join("\n"), "not found");
+      });
+      await t.step("output with and without a trailing newline, and blank lines", async () => {
+        assertEquals((await run(session, pane, "echo hello")).output.lines, ["hello"]);
+        assertEquals((await run(session, pane, "printf abc")).output.lines, ["abc"]);
+        assertEquals((await run(session, pane, "printf 'a\\n\\nb\\n\\n'")).output.lines, [
+          "a",
+          "",
+          "b",
+          "",
+        ]);
+        assertEquals((await run(session, pane, "true")).output.lines, []);
+      });
+      await t.step("output that looks like the markers", async () => {
+        const r = await run(
+          session,
+          pane,
+          "echo '<<tmux-mcp:0123456789abcdef:end>>'; echo '<<tmux-mcp:0123456789abcdef:start>>'; echo after",
+        );
+        assertEquals(r.output.lines, [
+          "<<tmux-mcp:0123456789abcdef:end>>",
+          "<<tmux-mcp:0123456789abcdef:start>>",
+          "after",
+        ]);
+      });
+      await t.step("set -e, exit, cd and export stay inside the command", async () => {
+        const before = await fixture.tmux(
+          "display-message",
+          "-p",
+          "-t",
+          pane,
+          "#{pane_current_path}",
+        );
+        const r = await run(session, pane, "set -e; false; echo unreachable");
+        assertEquals([r.exitStatus, r.output.lines], [1, []]);
+        const cd = await run(session, pane, "cd /tmp && pwd && export TMUX_MCP_LEAK=1");
+        assertEquals(cd.output.lines, ["/tmp"]);
+        assertEquals(
+          await fixture.tmux("display-message", "-p", "-t", pane, "#{pane_current_path}"),
+          before,
+        );
+        const after = await run(session, pane, 'echo "${TMUX_MCP_LEAK:-unset}"; pwd');
+        assertEquals(after.output.lines, ["unset", before]);
+        // The shell survived `exit 3` earlier and still answers.
+        assertEquals((await run(session, pane, "echo alive")).output.lines, ["alive"]);
+      });
+      await t.step("quotes, a trailing comment, a here-document, several lines", async () => {
+        const quotes = await run(
+          session,
+          pane,
+          `echo "double \\"q\\"" 'single' \`echo back\` $((1+2)) # a comment`,
+        );
+        assertEquals(quotes.output.lines, ['double "q" single back 3']);
+        const heredoc = await run(
+          session,
+          pane,
+          "cat <<'EOF'\nliteral $HOME `x` \"q\" 'q' \\ #{pane_id}\nEOF\ncat <<EOF\nexpanded $((2*3))\nEOF",
+        );
+        assertEquals(heredoc.output.lines, [
+          "literal $HOME `x` \"q\" 'q' \\ #{pane_id}",
+          "expanded 6",
+        ]);
+        const tabs = await run(session, pane, "printf '%s\\n' one\nprintf '%s\\n' two");
+        assertEquals(tabs.output.lines, ["one", "two"]);
+      });
+      await t.step("a 200-line command (carried through a pane option)", async () => {
+        const lines = Array.from(
+          { length: 200 },
+          (_, i) => `echo "line ${i + 1} of the long command"`,
+        );
+        const command = lines.join("\n");
+        assert(inlineWord(command).length > INLINE_LIMIT, "the command must take the long path");
+        const r = await run(session, pane, command, { maxLines: 1000 });
+        assertEquals(r.exitStatus, 0);
+        assertEquals(r.output.lines.length, 200);
+        assertEquals(r.output.lines[199], "line 200 of the long command");
+        const options = await fixture.tmux("show-options", "-p", "-t", pane);
+        assert(!options.includes("@tmux_mcp_"), `run options left behind: ${options}`);
+      });
+    } finally {
+      await teardown(fixture, session);
+    }
+  });
+}
+
+Deno.test("run_shell_command: 1 MB of output is budgeted, newest lines kept", async () => {
+  const { fixture, session, pane } = await setup({ history: 20_000 });
+  try {
+    // 10,000 lines of 100 bytes: 1 MB, all inside the pane's history.
+    const r = await run(
+      session,
+      pane,
+      "i=0; while [ $i -lt 10000 ]; do i=$((i+1)); printf '%099d\\n' $i; done",
+      {
+        maxLines: 100_000,
+        timeoutSeconds: 120,
+      },
+    );
+    assertEquals([r.outcome, r.exitStatus], ["completed", 0]);
+    assert(r.output.truncated, "1 MB must not fit the byte budget");
+    assert(r.output.droppedLines > 8000, `droppedLines ${r.output.droppedLines}`);
+    assertEquals(r.output.lines.at(-1), "10000".padStart(99, "0"));
+    assertEquals(r.output.lines.length + r.output.droppedLines, 10_000);
+    assert(JSON.stringify(r).length <= 128_000, "the result fits --max-bytes");
+
+    const few = await run(session, pane, "seq 1 100", { maxLines: 10 });
+    assertEquals(few.output.lines, Array.from({ length: 10 }, (_, i) => String(91 + i)));
+    assertEquals([few.output.droppedLines, few.output.truncated], [90, true]);
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+Deno.test("run_shell_command: output larger than the pane's history keeps the newest part", async () => {
+  const { fixture, session, pane } = await setup({ history: 1000 });
+  try {
+    const r = await run(session, pane, "seq 1 5000", { maxLines: 50 });
+    assertEquals([r.outcome, r.exitStatus, r.outputIncomplete], ["completed", 0, true]);
+    assertEquals(r.output.lines.at(-1), "5000");
+    assertEquals(r.output.lines.length, 50);
+    assert(r.output.truncated);
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+Deno.test("run_shell_command: timeout leaves the command running; the pane takes the next one after it ends", async () => {
+  const { fixture, session, pane } = await setup();
+  try {
+    const slow = await run(session, pane, "echo waiting; tmux wait-for gate-a; echo released", {
+      timeoutSeconds: 1,
+    });
+    assertEquals([slow.outcome, slow.stillRunning, slow.exitStatus], ["timed_out", true, null]);
+    assertEquals(slow.effectiveTimeoutSeconds, 1);
+    assertEquals(slow.output.lines, ["waiting"]);
+
+    const refused = await session.fails("run_shell_command", {
+      paneId: pane,
+      command: "echo next",
+    });
+    assertStringIncludes(refused, "is busy");
+    assertStringIncludes(refused, "C-c");
+
+    // The earlier command ends on its own: the next run goes ahead.
+    await fixture.tmux("wait-for", "-S", "gate-a");
+    const next = await run(session, pane, "echo next");
+    assertEquals([next.outcome, next.exitStatus, next.output.lines], ["completed", 0, ["next"]]);
+
+    // Interrupted with C-c instead: the frame still records the end.
+    const stuck = await run(session, pane, "sleep 300", { timeoutSeconds: 1 });
+    assertEquals(stuck.outcome, "timed_out");
+    await session.ok("send_keys", { paneId: pane, keys: ["C-c"] });
+    const again = await run(session, pane, "echo again");
+    assertEquals([again.outcome, again.exitStatus, again.output.lines], ["completed", 0, [
+      "again",
+    ]]);
+
+    const clamped = await run(session, pane, "true", { timeoutSeconds: 10_000 });
+    assertEquals(clamped.effectiveTimeoutSeconds, 30);
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+/**
+ * Pids of `tmux wait-for` processes whose parent is `parent`, from `ps`
+ * (Deno reads /proc only with --allow-all, which the test task does not grant).
+ */
+async function waitForChildren(parent: number): Promise<number[]> {
+  const out = await new Deno.Command("ps", {
+    args: ["-o", "pid=,args=", "--ppid", String(parent)],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  // ps exits 1 when the parent has no children at all.
+  return new TextDecoder().decode(out.stdout).split("\n")
+    .filter((line) => / wait-for /.test(line))
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
+}
+
+/** Resolves once `check` holds; fails after `ms` (a failure bound, not a pace). */
+async function eventually(check: () => Promise<boolean>, what: string, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+Deno.test("run_shell_command: cancelling ends the wait and leaves no tmux child", async () => {
+  const { fixture, session, pane } = await setup();
+  try {
+    const pid = session.transport.pid;
+    assert(pid !== null && pid !== undefined, "server pid");
+    const controller = new AbortController();
+    const started = fixture.tmux("wait-for", "cancel-started");
+    const call = session.client.callTool(
+      {
+        name: "run_shell_command",
+        arguments: {
+          paneId: pane,
+          command: "tmux wait-for -S cancel-started; tmux wait-for gate-never",
+        },
+      },
+      undefined,
+      { signal: controller.signal, timeout: 120_000 },
+    ).then(() => false, () => true);
+    await started;
+    await eventually(async () => (await waitForChildren(pid)).length === 1, "the server waits");
+    controller.abort();
+    assert(await call, "the cancelled call rejects on the client");
+    await eventually(
+      async () => (await waitForChildren(pid)).length === 0,
+      "the wait-for child is gone",
+    );
+    // The server still serves.
+    await session.ok("list_panes", {});
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+Deno.test("run_shell_command: a pane killed mid-run reports pane_exited", async () => {
+  const { fixture, session, pane } = await setup();
+  try {
+    const started = fixture.tmux("wait-for", "kill-started");
+    const call = run(session, pane, "tmux wait-for -S kill-started; tmux wait-for gate-never");
+    await started;
+    await fixture.tmux("kill-pane", "-t", pane);
+    const r = await call;
+    assertEquals([r.outcome, r.exitStatus, r.stillRunning], ["pane_exited", null, false]);
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+Deno.test("run_shell_command: a tmux server that exits during the wait is an error", async () => {
+  const { fixture, session, pane } = await setup();
+  try {
+    const started = fixture.tmux("wait-for", "server-started");
+    const call = session.call("run_shell_command", {
+      paneId: pane,
+      command: "tmux wait-for -S server-started; tmux wait-for gate-never",
+    });
+    await started;
+    await fixture.tmux("kill-server");
+    const result = await call;
+    assert(result.isError, "must fail");
+    assertStringIncludes((result.content[0] as { text: string }).text, "tmux server");
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+Deno.test("run_shell_command: suppressHistory keeps the line out of bash history (HISTCONTROL=ignorespace)", async () => {
+  const fixture = await TmuxFixture.start();
+  const hist = `${fixture.dir}/hist`;
+  const pane = await fixture.tmux(
+    "new-window",
+    "-P",
+    "-F",
+    "#{pane_id}",
+    "-e",
+    `HISTFILE=${hist}`,
+    "-e",
+    "HISTCONTROL=ignorespace",
+    "bash --norc --noprofile -i",
+  );
+  const session = await startServer(fixture.socketPath);
+  try {
+    await run(session, pane, "echo secret-one");
+    await run(session, pane, "echo visible-two", { suppressHistory: false });
+    await fixture.runInPane(pane, "history -a");
+    const written = await Deno.readTextFile(hist);
+    assertStringIncludes(written, "visible-two");
+    assert(!written.includes("secret-one"), `suppressed line in history: ${written}`);
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+Deno.test("run_shell_command: refuses panes without a POSIX shell in the foreground", async () => {
+  const { fixture, session, pane } = await setup();
+  try {
+    const cat = await fixture.tmux("new-window", "-P", "-F", "#{pane_id}", "cat");
+    const text = await session.fails("run_shell_command", { paneId: cat, command: "echo x" });
+    assertStringIncludes(text, "runs cat in the foreground");
+    assertStringIncludes(text, "send_keys");
+
+    const started = fixture.tmux("wait-for", "sleep-started");
+    await session.ok("send_keys", {
+      paneId: pane,
+      text: "tmux wait-for -S sleep-started; exec sleep 300",
+      enter: true,
+    });
+    await started;
+    await eventually(
+      async () =>
+        (await fixture.tmux("display-message", "-p", "-t", pane, "#{pane_current_command}")) ===
+          "sleep",
+      "sleep is in the foreground",
+    );
+    assertStringIncludes(
+      await session.fails("run_shell_command", { paneId: pane, command: "echo x" }),
+      "runs sleep",
+    );
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+Deno.test("run_shell_command: works in sh (dash)", async () => {
+  const { fixture, session, pane } = await setup({ shell: "sh" });
+  try {
+    const r = await run(session, pane, 'cd /tmp; echo "in $(pwd)"\nexit 4');
+    assertEquals([r.exitStatus, r.output.lines], [4, ["in /tmp"]]);
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+Deno.test("shell frame: pure parts", () => {
+  const frame = buildFrame(
+    { paneId: "%7", tmuxBinary: "/usr/bin/tmux", socketPath: "/tmp/a b/s", suppressHistory: true },
+    "echo hi",
+    "00112233aabbccdd",
+  );
+  assert(frame.line.startsWith(" ("), "a leading space for history suppression");
+  assert(!frame.line.includes(frame.startMarker) && !frame.line.includes(frame.endMarker));
+  // deno-lint-ignore no-control-regex
+  assert(!/[\x00-\x1f\x7f-\uffff]/.test(frame.line), "the typed line is one printable ASCII line");
+  assertStringIncludes(frame.line, "'/tmp/a b/s'");
+  assertEquals(frame.commandOption, null);
+  const plain = buildFrame(
+    { paneId: "%7", tmuxBinary: "tmux", socketPath: "/s", suppressHistory: false },
+    "x\n".repeat(2000),
+  );
+  assert(!plain.line.startsWith(" "));
+  assert(plain.commandOption !== null, "a long command goes through a pane option");
+
+  assertEquals(inlineWord("it's"), `'it'\\''s'`);
+  assertEquals(inlineWord("a\nb%\\'é"), `"$(printf 'a\\012b\\045\\134\\047\\303\\251')"`);
+
+  const out = parseFramedOutput([
+    "$  (echo... '<<tmux-mcp:00112233aabbccdd:' 'start>>' ...",
+    frame.startMarker,
+    "one",
+    `two${frame.endMarker}`,
+    "$ ",
+    "",
+  ], frame);
+  assertEquals(out, { lines: ["one", "two"], startFound: true, endFound: true });
+  const running = parseFramedOutput([frame.startMarker, "partial", "", ""], frame);
+  assertEquals(running, { lines: ["partial"], startFound: true, endFound: false });
+  const lost = parseFramedOutput(["tail", frame.endMarker], frame);
+  assertEquals(lost, { lines: ["tail"], startFound: false, endFound: true });
+
+  assertEquals(parseStatus("3\n"), 3);
+  assertEquals(parseStatus(""), null);
+  assert(isPosixShell("-bash") && isPosixShell("/bin/sh") && isPosixShell("zsh"));
+  assert(
+    !isPosixShell("fish") && !isPosixShell("python3") && !isPosixShell("vim") &&
+      !isPosixShell(null),
+  );
+});
