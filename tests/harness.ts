@@ -34,6 +34,9 @@ export async function tmuxAt(socketPath: string, ...args: string[]): Promise<str
   return stdout.endsWith("\n") ? stdout.slice(0, -1) : stdout;
 }
 
+/** The command every fixture pane runs: bash without rc files, with a plain prompt. */
+export const FIXTURE_SHELL = "env PS1='$ ' HISTFILE=/dev/null bash --norc --noprofile";
+
 /** A private tmux server on a socket in a fresh temporary directory. */
 export class TmuxFixture {
   private constructor(readonly dir: string, readonly socketPath: string) {}
@@ -45,7 +48,16 @@ export class TmuxFixture {
     const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-test-" });
     const fixture = new TmuxFixture(dir, `${dir}/tmux.sock`);
     if (options.session !== "") {
+      // Panes run a shell without rc files: a machine's ~/.bashrc (pyenv
+      // rehash locks, slow prompts) must not decide whether a test passes.
       await fixture.tmux(
+        "start-server",
+        ";",
+        "set-option",
+        "-g",
+        "default-command",
+        FIXTURE_SHELL,
+        ";",
         "new-session",
         "-d",
         "-s",
