@@ -1,0 +1,160 @@
+/** `search_panes`: which panes show text matching a pattern, and on which rows. */
+
+import { z } from "zod";
+import { keepTailBytes, utf8Length } from "../mcp/budget.ts";
+import { callerPane } from "../mcp/panes.ts";
+import { compilePattern } from "../mcp/pattern.ts";
+import { defineTool, readsTerminal } from "../mcp/registry.ts";
+import { session } from "../mcp/schemas.ts";
+import { joinWrappedRows } from "../mcp/wrapped.ts";
+import { listPanes, type PaneView } from "../tmux/views.ts";
+
+/** Panes captured per round trip: bounds the size of one tmux answer. */
+const PANES_PER_ROUND_TRIP = 16;
+/** Text scanned per call; panes past it are skipped and named. */
+const WORK_BUDGET_BYTES = 64 * 1024 * 1024;
+/**
+ * Wall time per call. Matching is linear, but some accepted patterns run at
+ * seconds per megabyte (RE2's DFA gives up on them), so a huge history must
+ * not hold the call indefinitely.
+ */
+const TIME_BUDGET_MS = 10_000;
+/** A single match's text is cut to this many bytes so it cannot crowd out later matches. */
+const MATCH_TEXT_MAX_BYTES = 1024;
+
+const match = z.object({
+  row: z.int().describe("0 is the top visible row; negative rows are history."),
+  text: z.string(),
+});
+
+const paneMatches = z.object({
+  paneId: z.string(),
+  windowId: z.string(),
+  sessionId: z.string(),
+  matches: z.array(match),
+});
+
+/** The search_panes tool. */
+export const searchPanes = defineTool({
+  name: "search_panes",
+  title: "Search panes",
+  description:
+    "Finds the panes whose text matches a pattern and returns the matching lines with their rows " +
+    "(0 is the top visible row, negative rows are history; wrapped lines are joined). The pattern is JavaScript " +
+    "regular-expression syntax without lookahead, lookbehind or backreferences, at most 999 UTF-8 bytes, and " +
+    "runs in time linear in the text; literal: true searches for the text itself. Case is ignored by default.",
+  capability: readsTerminal(),
+  input: z.strictObject({
+    pattern: z.string().min(1).max(999).describe(
+      "A regular expression (JavaScript syntax, no lookarounds or backreferences), or text with literal: true.",
+    ),
+    literal: z.boolean().default(false).describe("Search for the pattern as plain text."),
+    session: session.nullish().describe("A session id or name. Omit for every session."),
+    includeHistory: z.boolean().default(false).describe("Search the scrollback too."),
+    ignoreCase: z.boolean().default(true).describe("Ignore case (the default)."),
+    maxMatchesPerPane: z.int().min(1).max(1000).default(20).describe(
+      "Maximum matches returned per pane.",
+    ),
+  }),
+  output: z.object({
+    pattern: z.string(),
+    panesSearched: z.int(),
+    panes: z.array(paneMatches),
+    truncated: z.boolean().describe("True when matches or panes were left out to fit the limits."),
+    skippedPanes: z.array(z.string()).describe(
+      "Panes not searched because the work budget ran out.",
+    ),
+  }),
+  async handler(args, ctx) {
+    // Compile first: a refused pattern never reaches tmux.
+    const matcher = compilePattern(args.pattern, {
+      literal: args.literal,
+      ignoreCase: args.ignoreCase,
+    });
+    const scope = args.session
+      ? { kind: "session" as const, session: args.session }
+      : { kind: "all" as const };
+    const panes = await listPanes(ctx.tmux, scope, await callerPane(ctx));
+    // Room for the result's own fields and the text copy of it.
+    let budget = Math.floor(ctx.settings.maxBytes / 2) - 1024;
+    let truncated = false;
+    let scanned = 0;
+    let searched = 0;
+    const deadline = performance.now() + TIME_BUDGET_MS;
+    const outOfBudget = () => scanned >= WORK_BUDGET_BYTES || performance.now() > deadline;
+    const found: z.infer<typeof paneMatches>[] = [];
+    const skipped: string[] = [];
+    for (let start = 0; start < panes.length; start += PANES_PER_ROUND_TRIP) {
+      if (ctx.signal.aborted) break;
+      const group = panes.slice(start, start + PANES_PER_ROUND_TRIP);
+      if (outOfBudget()) {
+        skipped.push(...group.map((p) => p.paneId));
+        continue;
+      }
+      const outputs = await ctx.tmux.run(
+        group.flatMap((pane) => captureCommands(pane, args.includeHistory)),
+      );
+      for (const [i, pane] of group.entries()) {
+        const physical = outputs[2 * i];
+        const joined = outputs[2 * i + 1];
+        if (outOfBudget()) {
+          skipped.push(pane.paneId);
+          continue;
+        }
+        scanned += joined.length;
+        searched++;
+        const firstRow = args.includeHistory ? -(pane.historySize ?? 0) : 0;
+        const matches: z.infer<typeof match>[] = [];
+        for (const [n, line] of joinWrappedRows(physical, joined, firstRow).entries()) {
+          if (n % 256 === 255 && performance.now() > deadline) {
+            // Partly searched: say so rather than pretend the pane was clean.
+            truncated = true;
+            break;
+          }
+          if (!matcher.test(line.text)) continue;
+          if (matches.length >= args.maxMatchesPerPane) {
+            truncated = true;
+            break;
+          }
+          let text = line.text.trimEnd();
+          if (utf8Length(text) > MATCH_TEXT_MAX_BYTES) {
+            text = keepTailBytes(text, MATCH_TEXT_MAX_BYTES);
+            truncated = true;
+          }
+          const cost = utf8Length(text) + 32;
+          if (cost > budget) {
+            truncated = true;
+            continue;
+          }
+          budget -= cost;
+          matches.push({ row: line.row, text });
+        }
+        if (matches.length > 0) {
+          found.push({
+            paneId: pane.paneId,
+            windowId: pane.windowId,
+            sessionId: pane.sessionId,
+            matches,
+          });
+        }
+      }
+    }
+    if (skipped.length > 0) truncated = true;
+    return {
+      pattern: args.pattern,
+      panesSearched: searched,
+      panes: found,
+      truncated,
+      skippedPanes: skipped,
+    };
+  },
+});
+
+/** The two captures of a pane: physical rows (for row numbers) and rows with wrapped lines joined. */
+function captureCommands(pane: PaneView, includeHistory: boolean): string[][] {
+  const range = includeHistory ? ["-S", "-"] : [];
+  return [
+    ["capture-pane", "-p", "-t", pane.paneId, ...range],
+    ["capture-pane", "-p", "-J", "-t", pane.paneId, ...range],
+  ];
+}
