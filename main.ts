@@ -17,12 +17,15 @@ import {
   type RuntimeFacts,
 } from "./mcp/capabilities.ts";
 import { buildInstructions } from "./mcp/instructions.ts";
+import { isTopologyNotification, LiveResources } from "./mcp/live_resources.ts";
+import { Prompts } from "./mcp/prompts.ts";
 import { TmuxMcpServer } from "./mcp/server.ts";
 import { checkToolNames, parseSettings, SettingsError, USAGE } from "./mcp/settings.ts";
 import { selectTools } from "./mcp/toolsets.ts";
 import { SERVER_NAME, SERVER_VERSION } from "./mcp/version.ts";
 import { Caller } from "./tmux/caller.ts";
 import { createTransport, isOwnSocket, Tmux } from "./tmux/client.ts";
+import { ControlTransport } from "./tmux/control_transport.ts";
 import { readEnv } from "./tmux/environment.ts";
 import { TmuxError } from "./tmux/errors.ts";
 import { locateTmux } from "./tmux/locate.ts";
@@ -89,18 +92,33 @@ async function main(argv: string[]): Promise<void> {
     settings,
     caller,
     tools,
-    resources: [capabilitiesProvider(() => capabilitiesDocument(settings, tools, facts))],
+    resources: [
+      capabilitiesProvider(() => capabilitiesDocument(settings, tools, facts)),
+      new LiveResources(),
+    ],
     instructions: buildInstructions(settings, selected, callerPane),
+    prompts: new Prompts(selected, settings),
   });
+  // A person's changes (new windows, renames, kills) reach us as notifications
+  // on the transport's own control client: attach it now rather than at the
+  // first tool call. The process transport has no client to listen on.
+  if (tmux.transport instanceof ControlTransport) {
+    tmux.transport.onNotification((line) => {
+      if (isTopologyNotification(line)) mcp.topologyChanged();
+    });
+    void tmux.transport.connect();
+  }
 
   let closing = false;
   const shutdown = async () => {
     if (closing) return;
     closing = true;
-    mcp.dispose();
     // Never let a stuck transport keep the process past the one-second promise.
     const deadline = new Promise((resolve) => setTimeout(resolve, 500));
-    await Promise.race([Promise.allSettled([tmux.close(), mcp.server.close()]), deadline]);
+    await Promise.race([
+      Promise.allSettled([mcp.dispose().then(() => tmux.close()), mcp.server.close()]),
+      deadline,
+    ]);
     Deno.exit(0);
   };
   process.stdin.on("end", shutdown);

@@ -1,14 +1,43 @@
 /**
  * The server instructions a model reads before anything else (CONTRACT §7),
- * kept within 2,048 UTF-8 bytes.
+ * kept within 2,048 UTF-8 bytes whatever the selection, caller pane or
+ * socket path: every sentence names only tools that are offered, and the
+ * socket path (the one unbounded part) is shortened, then dropped, before
+ * the budget could be exceeded.
  *
  * @module
  */
 
 import type { Settings } from "./settings.ts";
+import { TOOLSETS } from "./toolsets.ts";
 
 /** The most UTF-8 bytes the instructions may take. */
 export const INSTRUCTIONS_MAX_BYTES = 2048;
+
+const encoder = new TextEncoder();
+
+function bytes(text: string): number {
+  return encoder.encode(text).length;
+}
+
+/** Keeps the start and end of `text` within `max` UTF-8 bytes, eliding the middle. */
+function elideMiddle(text: string, max: number): string {
+  if (bytes(text) <= max) return text;
+  const chars = [...text];
+  let head = 0;
+  let tail = chars.length;
+  let kept = 1 + bytes("…");
+  // Alternate sides so both the start and the socket's file name survive.
+  while (head < tail) {
+    const side = (tail - head) % 2 === 0 ? head : tail - 1;
+    const size = bytes(chars[side]);
+    if (kept + size > max) break;
+    kept += size;
+    if (side === head) head++;
+    else tail--;
+  }
+  return `${chars.slice(0, head).join("")}…${chars.slice(tail).join("")}`;
+}
 
 /** Builds the instructions for this selection and caller. */
 export function buildInstructions(
@@ -17,51 +46,71 @@ export function buildInstructions(
   callerPane: string | null,
 ): string {
   const has = (tool: string) => selected.includes(tool);
-  const socket = settings.socket.kind === "name"
-    ? `tmux -L ${settings.socket.name}`
-    : `tmux -S ${settings.socket.path}`;
-  const lines = [
+  const any = (...tools: string[]) => tools.filter(has);
+  const lines: string[] = [
     "tmux-mcp lets you work in real terminals: tmux sessions, windows and panes.",
-    "Ids: sessions $N, windows @N, panes %N. Take ids from list_sessions/list_windows/list_panes; never guess them.",
-    "Use tmux for shells, builds, tests, dev servers, REPLs and TUIs. Not for browser tabs, editor splits or desktop windows: tmux cannot see those.",
+    "Ids: sessions $N (a `session` argument also takes the exact name), windows @N, panes %N. " +
+    `Take them from ${
+      any("list_sessions", "list_windows", "list_panes").join("/") || "earlier results"
+    }; never guess.`,
+    "Use tmux for shells, builds, tests, dev servers, REPLs, logs and terminal UIs. It is the " +
+    "wrong tool for browser tabs, editor splits and desktop or window-manager windows: it " +
+    "cannot see or drive them.",
   ];
   if (has("run_shell_command")) {
     lines.push(
-      "To run a command and learn its exit status and output, use run_shell_command, not send_keys plus reading the screen.",
+      "Run a command with run_shell_command: it returns the exit status and output." +
+        (has("send_keys")
+          ? " Use send_keys for interactive programs (keys, answers to prompts)."
+          : ""),
     );
+  } else if (has("send_keys")) {
+    lines.push("send_keys types text and keys; Enter only with enter: true.");
   }
-  if (has("wait_for_text")) {
+  const waits = any("wait_for_text", "wait_for_channel");
+  if (waits.length > 0) {
     lines.push(
-      "Wait, don't poll: wait_for_text blocks until new output matches (or any output, or a timeout).",
+      `Wait, don't poll: ${
+        has("wait_for_text")
+          ? "wait_for_text blocks until new output matches a pattern (stopPatterns end it early on failure)"
+          : "wait_for_channel blocks until a tmux wait-for channel is signalled"
+      }; never loop over captures or sleeps.`,
     );
+  } else {
+    lines.push("Don't poll in a tight loop: each read is a snapshot.");
   }
-  const readers = ["snapshot_pane", "capture_since"].filter(has);
+  const readers = any("snapshot_pane", "capture_since");
   if (readers.length > 0) {
-    lines.push(
-      `Prefer ${readers.join(" and ")} to repeated capture_pane calls: ${
-        has("capture_since")
-          ? "capture_since returns only what is new since its cursor"
-          : "one consistent read"
-      }.`,
-    );
+    const why = [
+      has("snapshot_pane") && "snapshot_pane gives text, cursor and pane state in one read",
+      has("capture_since") && "capture_since returns only what is new since its cursor",
+    ].filter(Boolean).join("; ");
+    lines.push(`Prefer ${readers.join(" and ")} to repeated capture_pane calls: ${why}.`);
   }
   if (has("call_read_tools_batch")) lines.push("Group several reads in one call_read_tools_batch.");
   lines.push(
-    callerPane
-      ? `You run inside tmux pane ${callerPane}: it is yours; tools will not type into it or kill it.`
-      : "This server does not run inside a pane of the driven tmux server.",
+    "Resources: tmux://sessions, tmux://panes/{paneId} and tmux://panes/{paneId}/content; " +
+      "subscribe to a pane's content to be told when it prints.",
   );
   lines.push(
-    `Toolsets on: ${
-      settings.toolsets.join(", ") || "none"
-    }. A person can watch with: ${socket} attach`,
+    callerPane
+      ? `You run inside tmux pane ${callerPane}: that is your own terminal; tools will not type into it or kill it.`
+      : "This server does not run inside a pane of the driven tmux server.",
   );
-  let text = lines.join("\n");
-  const encoder = new TextEncoder();
-  while (encoder.encode(text).length > INSTRUCTIONS_MAX_BYTES && lines.length > 1) {
-    // A very long socket path is the only unbounded part; drop the last line first.
-    lines.pop();
-    text = lines.join("\n");
-  }
-  return text;
+  const off = TOOLSETS.filter((t) => !settings.toolsets.includes(t));
+  lines.push(
+    `Toolsets on: ${settings.toolsets.join(", ") || "none"}${
+      off.length > 0 ? `; off: ${off.join(", ")} (those tools are not offered)` : ""
+    }.`,
+  );
+  const base = lines.join("\n");
+  const attach = settings.socket.kind === "name"
+    ? ["tmux -L ", settings.socket.name]
+    : ["tmux -S ", settings.socket.path];
+  const prefix = `\nA person can watch with: ${attach[0]}`;
+  const suffix = " attach";
+  const room = INSTRUCTIONS_MAX_BYTES - bytes(base) - bytes(prefix) - bytes(suffix);
+  // A socket shortened below a recognisable length helps nobody: leave the line out.
+  if (room >= 24) return `${base}${prefix}${elideMiddle(attach[1], room)}${suffix}`;
+  return base;
 }

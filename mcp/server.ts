@@ -10,6 +10,11 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   type CallToolRequest,
   CallToolRequestSchema,
+  type CompleteRequest,
+  CompleteRequestSchema,
+  type GetPromptRequest,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
@@ -17,6 +22,10 @@ import {
   ReadResourceRequestSchema,
   type ServerNotification,
   type ServerRequest,
+  type SubscribeRequest,
+  SubscribeRequestSchema,
+  type UnsubscribeRequest,
+  UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { z } from "zod";
@@ -32,7 +41,13 @@ import {
   classSentence,
   type ToolContext,
 } from "./registry.ts";
-import type { ResourceContext, ResourceProvider } from "./resources.ts";
+import type { Prompts } from "./prompts.ts";
+import {
+  INVALID_PARAMS,
+  type ResourceContext,
+  ResourceError,
+  type ResourceProvider,
+} from "./resources.ts";
 import { errorResult, renderJson, resultBytes, successResult, type ToolResult } from "./results.ts";
 import type { Settings } from "./settings.ts";
 import { SERVER_NAME, SERVER_VERSION } from "./version.ts";
@@ -53,7 +68,14 @@ export interface ServerOptions {
   resources: ResourceProvider[];
   /** Server instructions. */
   instructions: string;
+  /** The prompts offered, if any. */
+  prompts?: Prompts;
 }
+
+/** Bursts of topology changes within this window give one `list_changed`. */
+const LIST_CHANGED_COALESCE_MS = 200;
+/** Completion answers carry at most this many values (MCP's limit). */
+const MAX_COMPLETIONS = 100;
 
 /** Converts a zod schema to the JSON Schema sent in `tools/list`. */
 export function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
@@ -88,6 +110,11 @@ export class TmuxMcpServer {
   readonly #options: ServerOptions;
   readonly #byName: Map<string, AnyTool>;
   #listChangedTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The resource list the client last received or was told changed; undefined: unknown. */
+  #lastListing: string | undefined;
+  #checking = false;
+  #recheck = false;
+  #disposed = false;
 
   /** Builds the server; call `server.connect(transport)` to serve. */
   constructor(options: ServerOptions) {
@@ -98,7 +125,9 @@ export class TmuxMcpServer {
       {
         capabilities: {
           tools: { listChanged: false },
-          resources: { subscribe: false, listChanged: true },
+          resources: { subscribe: true, listChanged: true },
+          ...(options.prompts ? { prompts: { listChanged: false } } : {}),
+          completions: {},
         },
         instructions: options.instructions,
       },
@@ -111,8 +140,9 @@ export class TmuxMcpServer {
         this.#call(request.params.name, request.params.arguments, extra),
     );
     this.server.setRequestHandler(ListResourcesRequestSchema, async () => {
-      const lists = await Promise.all(options.resources.map((p) => p.list(this.resourceContext)));
-      return { resources: lists.flat() };
+      const resources = await this.#listResources();
+      this.#lastListing = JSON.stringify(resources);
+      return { resources };
     });
     this.server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
       resourceTemplates: options.resources.flatMap((p) => p.templates?.() ?? []),
@@ -124,11 +154,63 @@ export class TmuxMcpServer {
           const contents = await provider.read(request.params.uri, this.resourceContext);
           if (contents) return { contents };
         }
-        throw new Error(
-          "Unknown resource. List resources with resources/list and read one of those.",
-        );
+        throw unknownResource();
       },
     );
+    this.server.setRequestHandler(SubscribeRequestSchema, async (request: SubscribeRequest) => {
+      const updated = () => {
+        this.server.sendResourceUpdated({ uri: request.params.uri }).catch((error: unknown) =>
+          logError("resources/updated", error)
+        );
+      };
+      for (const provider of options.resources) {
+        if (await provider.subscribe?.(request.params.uri, this.resourceContext, updated)) {
+          return {};
+        }
+      }
+      throw new ResourceError(
+        "that resource cannot be subscribed to. Subscribe to tmux://sessions or to a pane's " +
+          "resources (tmux://panes/{paneId}, tmux://panes/{paneId}/content) from resources/list",
+        INVALID_PARAMS,
+      );
+    });
+    this.server.setRequestHandler(UnsubscribeRequestSchema, async (request: UnsubscribeRequest) => {
+      for (const provider of options.resources) {
+        if (await provider.unsubscribe?.(request.params.uri)) return {};
+      }
+      throw unknownResource();
+    });
+    this.server.setRequestHandler(CompleteRequestSchema, async (request: CompleteRequest) => {
+      const { name, value } = request.params.argument;
+      for (const provider of options.resources) {
+        const values = await provider.complete?.(name, value, this.resourceContext);
+        if (values) {
+          return {
+            completion: {
+              values: values.slice(0, MAX_COMPLETIONS),
+              total: values.length,
+              hasMore: values.length > MAX_COMPLETIONS,
+            },
+          };
+        }
+      }
+      return { completion: { values: [], total: 0, hasMore: false } };
+    });
+    const prompts = options.prompts;
+    if (prompts) {
+      this.server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: prompts.list() }));
+      this.server.setRequestHandler(
+        GetPromptRequestSchema,
+        (request: GetPromptRequest) => prompts.get(request.params.name, request.params.arguments),
+      );
+    }
+  }
+
+  async #listResources() {
+    const lists = await Promise.all(
+      this.#options.resources.map((p) => p.list(this.resourceContext)),
+    );
+    return lists.flat();
   }
 
   /** The context resource providers read with. */
@@ -137,21 +219,63 @@ export class TmuxMcpServer {
     return { tmux, settings, caller, selected: tools.map((t) => t.name) };
   }
 
-  /** Tells the client the resource list changed, coalescing bursts. */
+  /**
+   * Sessions, windows or panes may have changed (a tool changed them, or
+   * tmux said so): after a short coalescing delay, re-list and tell the
+   * client when the list differs from the one it last knew.
+   */
   topologyChanged(): void {
+    if (this.#disposed) return;
+    if (this.#checking) {
+      this.#recheck = true;
+      return;
+    }
     if (this.#listChangedTimer !== undefined) return;
     this.#listChangedTimer = setTimeout(() => {
       this.#listChangedTimer = undefined;
-      this.server.sendResourceListChanged().catch((error: unknown) =>
-        logError("list_changed", error)
-      );
-    }, 200);
+      void this.#checkListing();
+    }, LIST_CHANGED_COALESCE_MS);
   }
 
-  /** Stops timers; the caller closes the transport. */
-  dispose(): void {
+  async #checkListing(): Promise<void> {
+    this.#checking = true;
+    try {
+      let listing: string | undefined;
+      try {
+        listing = JSON.stringify(await this.#listResources());
+      } catch (error) {
+        // The list cannot be read now: say it changed rather than stay silent.
+        logError("resources/list after a topology change", error);
+      }
+      if (this.#disposed) return;
+      if (listing === undefined || listing !== this.#lastListing) {
+        this.#lastListing = listing;
+        await this.server.sendResourceListChanged().catch((error: unknown) =>
+          logError("list_changed", error)
+        );
+      }
+      await Promise.all(
+        this.#options.resources.map((p) =>
+          p.topologyChanged?.(this.resourceContext).catch((error: unknown) =>
+            logError("resources/updated after a topology change", error)
+          )
+        ),
+      );
+    } finally {
+      this.#checking = false;
+      if (this.#recheck) {
+        this.#recheck = false;
+        this.topologyChanged();
+      }
+    }
+  }
+
+  /** Stops timers and ends every subscription; the caller closes the transport. */
+  async dispose(): Promise<void> {
+    this.#disposed = true;
     clearTimeout(this.#listChangedTimer);
     this.#listChangedTimer = undefined;
+    await Promise.allSettled(this.#options.resources.map((p) => p.close?.()));
   }
 
   async #call(name: string, rawArgs: unknown, extra: Extra): Promise<ToolResult> {
@@ -227,6 +351,13 @@ export class TmuxMcpServer {
       },
     };
   }
+}
+
+function unknownResource(): ResourceError {
+  return new ResourceError(
+    "unknown resource. List resources with resources/list (or the templates with " +
+      "resources/templates/list) and use one of those URIs",
+  );
 }
 
 /** Logs an unexpected failure to stderr (stdout carries only protocol messages). */

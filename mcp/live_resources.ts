@@ -1,0 +1,461 @@
+/**
+ * Live views of the driven tmux server (CONTRACT §7): `tmux://sessions`,
+ * `tmux://panes/{paneId}` and `tmux://panes/{paneId}/content`, listed,
+ * readable, completable and subscribable.
+ *
+ * A subscription to a pane arms an output watch (tmux/output_watch.ts: a
+ * control client on the pane's session that says "the pane printed"), and on
+ * each wake-up reads the pane and compares it with what the client was last
+ * told about; updates are spaced at least {@link UPDATE_SPACING_MS} apart, so
+ * a burst of output gives a handful of notifications, not one per line. A
+ * pane that is killed or whose program exits gets one final update and its
+ * subscription ends. Nothing runs while nobody is subscribed: no watch, no
+ * timer.
+ *
+ * Pane ids contain `%`, which a URI must write as `%25`: the listed URIs use
+ * that form (`tmux://panes/%253` is pane `%3`), which is also what expanding
+ * the templates per RFC 6570 gives. A raw id that cannot be read as an escape
+ * (`tmux://panes/%3`) is accepted too.
+ *
+ * @module
+ */
+
+import type { Tmux } from "../tmux/client.ts";
+import { TmuxError } from "../tmux/errors.ts";
+import { watchPaneOutput } from "../tmux/output_watch.ts";
+import { paneTarget } from "../tmux/targets.ts";
+import {
+  isNoServer,
+  listPanes,
+  listPanesCommand,
+  listSessionsCommand,
+  listWindowsCommand,
+  noSuch,
+  type PaneView,
+  parsePanes,
+  parseSessions,
+  parseWindows,
+  type SessionView,
+} from "../tmux/views.ts";
+import { budgetLines } from "./budget.ts";
+import { splitCapture, trimTrailingBlank } from "./panes.ts";
+import {
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  RESOURCE_NOT_FOUND,
+  type ResourceContents,
+  type ResourceContext,
+  type ResourceEntry,
+  ResourceError,
+  type ResourceProvider,
+  type ResourceTemplateEntry,
+} from "./resources.ts";
+
+/** The URI of the sessions view. */
+export const SESSIONS_URI = "tmux://sessions";
+/** Template of a pane's view. */
+export const PANE_TEMPLATE = "tmux://panes/{paneId}";
+/** Template of a pane's visible text. */
+export const CONTENT_TEMPLATE = "tmux://panes/{paneId}/content";
+
+/** Updates of one pane's resource are at least this far apart. */
+export const UPDATE_SPACING_MS = 500;
+/** A subscribed pane is re-read this often even without output (a program exiting prints nothing). */
+const SAFETY_MS = 2_000;
+/** At most this many panes are listed one by one; the templates reach the rest. */
+export const MAX_LISTED_PANES = 100;
+
+/** Which resource of a pane a URI names. */
+export interface PaneRef {
+  paneId: string;
+  kind: "view" | "content";
+}
+
+/** The URI of a pane's view or content, with `%` escaped as URIs require. */
+export function paneUri(paneId: string, kind: PaneRef["kind"]): string {
+  const id = encodeURIComponent(paneId);
+  return kind === "view" ? `tmux://panes/${id}` : `tmux://panes/${id}/content`;
+}
+
+/** Reads a pane URI (escaped or raw id), or null when `uri` is not one. */
+export function parsePaneUri(uri: string): PaneRef | null {
+  const match = /^tmux:\/\/panes\/([^/]+)(\/content)?$/.exec(uri);
+  if (!match) return null;
+  let id = match[1];
+  try {
+    const decoded = decodeURIComponent(id);
+    if (/^%\d+$/.test(decoded)) id = decoded;
+  } catch {
+    // Not a valid escape sequence (`%3/`): the raw id as typed.
+  }
+  if (!/^%\d+$/.test(id)) return null;
+  return { paneId: id, kind: match[2] ? "content" : "view" };
+}
+
+/** The driven server's sessions, windows and panes in one round trip; empty without a server. */
+async function readTopology(ctx: ResourceContext) {
+  try {
+    const [sessions, windows, panes] = await ctx.tmux.run([
+      listSessionsCommand(),
+      listWindowsCommand(),
+      listPanesCommand({ kind: "all" }),
+    ]);
+    const caller = await ctx.caller.verifiedPane(ctx.tmux);
+    return {
+      sessions: parseSessions(sessions),
+      windows: parseWindows(windows),
+      panes: parsePanes(panes, caller),
+    };
+  } catch (error) {
+    if (isNoServer(error)) return { sessions: [], windows: [], panes: [] };
+    throw error;
+  }
+}
+
+async function readSessions(ctx: ResourceContext): Promise<SessionView[]> {
+  try {
+    return parseSessions(await ctx.tmux.one(listSessionsCommand()));
+  } catch (error) {
+    if (isNoServer(error)) return [];
+    throw error;
+  }
+}
+
+/** A pane's view and screen from one round trip. */
+interface PaneState {
+  pane: PaneView;
+  screen: string;
+  cursor: string;
+}
+
+async function readPane(tmux: Tmux, paneId: string, caller: string | null): Promise<PaneState> {
+  const target = paneTarget(paneId);
+  // list-panes fails for a pane that does not exist, so the display-message
+  // after it (which would print empty fields) never answers for a missing pane.
+  const [meta, cursor, screen] = await tmux.run([
+    listPanesCommand({ kind: "pane", paneId }),
+    ["display-message", "-p", "-t", target, "#{cursor_x},#{cursor_y}"],
+    ["capture-pane", "-p", "-t", target],
+  ]);
+  const [pane] = parsePanes(meta, caller);
+  if (!pane) throw noSuch("pane");
+  return { pane, screen, cursor };
+}
+
+/** The visible text of a pane within the budgets, with a first line saying what was cut. */
+function screenText(ctx: ResourceContext, screen: string): string {
+  const content = budgetLines(
+    trimTrailingBlank(splitCapture(screen)),
+    ctx.settings.maxLines,
+    ctx.settings.maxBytes,
+  );
+  const cut = content.truncated
+    ? [
+      `[${content.droppedLines} older lines and ${content.droppedBytes} bytes dropped to fit the budget]`,
+    ]
+    : [];
+  return [...cut, ...content.lines].join("\n");
+}
+
+/** The error a read or subscription of a pane that is not there answers. */
+function paneMissing(error: unknown): Error {
+  if (error instanceof TmuxError && error.kind === "no_target") {
+    return new ResourceError(
+      "tmux has no such pane (it was closed, or never existed). " +
+        "List the panes with resources/list or list_panes and use a URI from there.",
+    );
+  }
+  if (error instanceof TmuxError) {
+    return new ResourceError(
+      `${error.message.replace(/\.$/, "")}. ${error.hint}`,
+      error.kind === "no_server" ? RESOURCE_NOT_FOUND : INTERNAL_ERROR,
+    );
+  }
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+function isGone(error: unknown): boolean {
+  return error instanceof TmuxError && (error.kind === "no_target" || error.kind === "no_server");
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, Math.max(0, ms));
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+/** One subscribed pane resource: a watch and the loop that turns wake-ups into updates. */
+class PaneSubscription {
+  readonly #abort = new AbortController();
+  #loop: Promise<void> = Promise.resolve();
+  #closeWatch: () => Promise<void> = () => Promise.resolve();
+
+  constructor(
+    readonly ref: PaneRef,
+    readonly ctx: ResourceContext,
+    readonly updated: () => void,
+    readonly ended: () => void,
+  ) {}
+
+  /** Arms the watch and reads the starting state; throws for a pane that is not there. */
+  async start(): Promise<void> {
+    const { tmux } = this.ctx;
+    const signal = this.#abort.signal;
+    const caller = await this.ctx.caller.verifiedPane(tmux);
+    let first: PaneState;
+    try {
+      first = await readPane(tmux, this.ref.paneId, caller);
+    } catch (error) {
+      throw paneMissing(error);
+    }
+    if (first.pane.dead) {
+      throw new ResourceError(
+        "the pane is dead (its program exited), so it will not print again. " +
+          "Read its last screen with resources/read, or restart it with respawn_pane.",
+        INVALID_PARAMS,
+      );
+    }
+    // Armed before the baseline read: output printed in between wakes the
+    // watch, and the comparison then decides whether anything changed.
+    const watch = await watchPaneOutput(tmux, this.ref.paneId, { signal });
+    this.#closeWatch = () => watch.close();
+    let baseline: string;
+    try {
+      baseline = this.#fingerprint(await readPane(tmux, this.ref.paneId, caller));
+    } catch (error) {
+      await watch.close();
+      throw paneMissing(error);
+    }
+    this.#loop = this.#run(watch, baseline, caller);
+  }
+
+  #fingerprint(state: PaneState): string {
+    return this.ref.kind === "view"
+      ? JSON.stringify(state.pane)
+      : `${state.pane.historySize}\n${state.cursor}\n${state.screen}`;
+  }
+
+  async #run(
+    watch: Awaited<ReturnType<typeof watchPaneOutput>>,
+    baseline: string,
+    caller: string | null,
+  ): Promise<void> {
+    const signal = this.#abort.signal;
+    let last = baseline;
+    let lastRead = performance.now();
+    try {
+      while (!signal.aborted) {
+        await watch.next(SAFETY_MS);
+        if (signal.aborted) break;
+        // Spacing reads spaces updates, and bounds a polling watch's cost.
+        await sleep(lastRead + UPDATE_SPACING_MS - performance.now(), signal);
+        if (signal.aborted) break;
+        lastRead = performance.now();
+        let state: PaneState;
+        try {
+          state = await readPane(this.ctx.tmux, this.ref.paneId, caller);
+        } catch (error) {
+          if (!isGone(error)) continue;
+          // Killed, or the server went away: one last update, then the end.
+          this.updated();
+          break;
+        }
+        if (state.pane.dead) {
+          this.updated();
+          break;
+        }
+        const now = this.#fingerprint(state);
+        if (now !== last) {
+          last = now;
+          this.updated();
+        }
+      }
+    } finally {
+      await watch.close();
+      if (!signal.aborted) this.ended();
+    }
+  }
+
+  /** Stops the loop and waits until the watch (and its control client) is gone. */
+  async close(): Promise<void> {
+    this.#abort.abort();
+    await this.#loop;
+    await this.#closeWatch();
+  }
+}
+
+/** The provider of the live views, their subscriptions and pane id completion. */
+export class LiveResources implements ResourceProvider {
+  readonly #panes = new Map<string, PaneSubscription>();
+  /** Subscribers of the sessions view, with the view they were last told about. */
+  #sessions: { updated: () => void; last: string | undefined } | undefined;
+
+  /** Number of live pane subscriptions (for tests and diagnostics). */
+  get subscriptions(): number {
+    return this.#panes.size + (this.#sessions ? 1 : 0);
+  }
+
+  /** Lists the sessions view and each pane's two resources (up to {@link MAX_LISTED_PANES} panes). */
+  async list(ctx: ResourceContext): Promise<ResourceEntry[]> {
+    const { sessions, windows, panes } = await readTopology(ctx);
+    const sessionName = new Map(sessions.map((s) => [s.sessionId, s.name]));
+    const window = new Map(windows.map((w) => [w.windowId, w]));
+    const entries: ResourceEntry[] = [{
+      uri: SESSIONS_URI,
+      name: "sessions",
+      description: `The ${sessions.length} tmux sessions (JSON list of session views).`,
+      mimeType: "application/json",
+    }];
+    for (const pane of panes.slice(0, MAX_LISTED_PANES)) {
+      const w = window.get(pane.windowId);
+      const where = `${sessionName.get(pane.sessionId) ?? pane.sessionId}:${
+        w ? `${w.index} (${w.name})` : pane.windowId
+      }.${pane.index}`;
+      const what = pane.currentCommand ? `, running ${pane.currentCommand}` : "";
+      entries.push(
+        {
+          uri: paneUri(pane.paneId, "view"),
+          name: `pane ${pane.paneId}`,
+          description: `Pane ${pane.paneId} in ${where}${what}: its view (JSON).`,
+          mimeType: "application/json",
+        },
+        {
+          uri: paneUri(pane.paneId, "content"),
+          name: `pane ${pane.paneId} screen`,
+          description:
+            `What pane ${pane.paneId} in ${where} shows (text); subscribe to hear when it prints.`,
+          mimeType: "text/plain",
+        },
+      );
+    }
+    return entries;
+  }
+
+  /** The pane templates. */
+  templates(): ResourceTemplateEntry[] {
+    return [
+      {
+        uriTemplate: PANE_TEMPLATE,
+        name: "pane",
+        description: "A pane's view (JSON): size, command, path, dead, in a mode, history.",
+        mimeType: "application/json",
+      },
+      {
+        uriTemplate: CONTENT_TEMPLATE,
+        name: "pane screen",
+        description:
+          "The text a pane shows, within the server's budgets; subscribe to be told when it prints.",
+        mimeType: "text/plain",
+      },
+    ];
+  }
+
+  /** Reads one of the live views. */
+  async read(uri: string, ctx: ResourceContext): Promise<ResourceContents[] | null> {
+    if (uri === SESSIONS_URI) {
+      return [{
+        uri,
+        mimeType: "application/json",
+        text: JSON.stringify(await readSessions(ctx), null, 2),
+      }];
+    }
+    const ref = parsePaneUri(uri);
+    if (!ref) return null;
+    let state: PaneState;
+    try {
+      state = await readPane(ctx.tmux, ref.paneId, await ctx.caller.verifiedPane(ctx.tmux));
+    } catch (error) {
+      throw paneMissing(error);
+    }
+    return ref.kind === "view"
+      ? [{ uri, mimeType: "application/json", text: JSON.stringify(state.pane, null, 2) }]
+      : [{ uri, mimeType: "text/plain", text: screenText(ctx, state.screen) }];
+  }
+
+  /** Subscribes to a pane's view or content, or to the sessions view. */
+  async subscribe(uri: string, ctx: ResourceContext, updated: () => void): Promise<boolean> {
+    if (uri === SESSIONS_URI) {
+      if (!this.#sessions) {
+        this.#sessions = { updated, last: JSON.stringify(await readSessions(ctx)) };
+      }
+      return true;
+    }
+    const ref = parsePaneUri(uri);
+    if (!ref) return false;
+    if (this.#panes.has(uri)) return true;
+    const sub: PaneSubscription = new PaneSubscription(ref, ctx, updated, () => {
+      if (this.#panes.get(uri) === sub) this.#panes.delete(uri);
+    });
+    await sub.start();
+    this.#panes.set(uri, sub);
+    return true;
+  }
+
+  /** Ends a subscription; unsubscribing from what is not subscribed is not an error. */
+  async unsubscribe(uri: string): Promise<boolean> {
+    if (uri === SESSIONS_URI) {
+      this.#sessions = undefined;
+      return true;
+    }
+    if (!parsePaneUri(uri)) return false;
+    const sub = this.#panes.get(uri);
+    this.#panes.delete(uri);
+    await sub?.close();
+    return true;
+  }
+
+  /** Sends the sessions view's update when a topology change altered it. */
+  async topologyChanged(ctx: ResourceContext): Promise<void> {
+    const sessions = this.#sessions;
+    if (!sessions) return;
+    const now = JSON.stringify(await readSessions(ctx));
+    if (now === sessions.last) return;
+    sessions.last = now;
+    sessions.updated();
+  }
+
+  /** Completes `paneId` with the ids of existing panes starting with `value`. */
+  async complete(argument: string, value: string, ctx: ResourceContext): Promise<string[] | null> {
+    if (argument !== "paneId") return null;
+    const prefix = value === "" || value.startsWith("%") ? value : `%${value}`;
+    const panes = await listPanes(ctx.tmux, { kind: "all" }, null);
+    return panes.map((p) => p.paneId).filter((id) => id.startsWith(prefix))
+      .sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
+  }
+
+  /** Ends every subscription and waits for their watches to close. */
+  async close(): Promise<void> {
+    const subs = [...this.#panes.values()];
+    this.#panes.clear();
+    this.#sessions = undefined;
+    await Promise.all(subs.map((sub) => sub.close()));
+  }
+}
+
+/** Control-mode notifications after which the resource list may have changed. */
+const TOPOLOGY_NOTIFICATIONS = [
+  "%sessions-changed",
+  "%session-renamed ",
+  "%window-add ",
+  "%unlinked-window-add ",
+  "%window-close ",
+  "%unlinked-window-close ",
+  "%window-renamed ",
+  "%unlinked-window-renamed ",
+  // A pane split off or killed in the attached session shows up as a layout change.
+  "%layout-change ",
+  // The shared client left (its session was killed): the check that follows
+  // makes a round trip, which attaches the transport again if a session is left.
+  "%exit",
+];
+
+/** True for a control-mode notification line that may mean sessions, windows or panes changed. */
+export function isTopologyNotification(line: string): boolean {
+  return TOPOLOGY_NOTIFICATIONS.some((prefix) => line === prefix.trim() || line.startsWith(prefix));
+}

@@ -1,0 +1,421 @@
+/**
+ * Live resources (CONTRACT §7): listing, reading, completion, subscriptions
+ * to a pane's content, and list_changed for the agent's and a person's
+ * changes, against a real tmux server per test.
+ *
+ * @module
+ */
+
+import {
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
+import { type Session, startCommand, startServer, TmuxFixture } from "./harness.ts";
+
+/** Failure bound of every wait on a notification: generous for a loaded 2-core machine. */
+const BOUND_MS = 20_000;
+
+/** One notification as the test saw it. */
+interface Seen {
+  kind: "updated" | "list_changed";
+  uri?: string;
+}
+
+/** Records notifications and lets a test wait for the next one that matches. */
+class Notifications {
+  readonly seen: Seen[] = [];
+  #wake: (() => void) | undefined;
+
+  constructor(session: Session) {
+    session.client.setNotificationHandler(
+      ResourceUpdatedNotificationSchema,
+      (n: { params: { uri: string } }) => {
+        this.#push({ kind: "updated", uri: n.params.uri });
+      },
+    );
+    session.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+      this.#push({ kind: "list_changed" });
+    });
+  }
+
+  #push(seen: Seen): void {
+    this.seen.push(seen);
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+
+  /** Index to wait from: only notifications after this point count. */
+  mark(): number {
+    return this.seen.length;
+  }
+
+  /** Notifications matching `match` received since `from`. */
+  since(from: number, match: (s: Seen) => boolean): Seen[] {
+    return this.seen.slice(from).filter(match);
+  }
+
+  /** Waits for a notification matching `match` after index `from`; fails after {@link BOUND_MS}. */
+  async next(from: number, match: (s: Seen) => boolean, what: string): Promise<number> {
+    const deadline = performance.now() + BOUND_MS;
+    while (true) {
+      const index = this.seen.findIndex((s, i) => i >= from && match(s));
+      if (index >= 0) return index;
+      const left = deadline - performance.now();
+      if (left <= 0) {
+        throw new Error(`no ${what} within ${BOUND_MS} ms: ${JSON.stringify(this.seen)}`);
+      }
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+        timer = setTimeout(resolve, left);
+      });
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** The text of the error `fn` rejects with; fails when it resolves. */
+async function rejection(fn: () => Promise<unknown>): Promise<string> {
+  try {
+    await fn();
+  } catch (error) {
+    return String(error);
+  }
+  throw new Error("expected a rejection");
+}
+
+const updatedOf = (uri: string) => (s: Seen) => s.kind === "updated" && s.uri === uri;
+const listChanged = (s: Seen) => s.kind === "list_changed";
+
+function contentUri(paneId: string): string {
+  return `tmux://panes/${encodeURIComponent(paneId)}/content`;
+}
+
+async function firstPane(fixture: TmuxFixture): Promise<string> {
+  return (await fixture.tmux("list-panes", "-a", "-F", "#{pane_id}")).split("\n")[0];
+}
+
+async function readText(session: Session, uri: string): Promise<string> {
+  const read = await session.client.readResource({ uri });
+  return (read.contents[0] as { text: string }).text;
+}
+
+/** `tmux -C` clients on `socketPath` that are children of the server process. */
+async function controlClients(session: Session, socketPath: string): Promise<string[]> {
+  const out = await new Deno.Command("ps", { args: ["-A", "-o", "pid=,ppid=,args="] }).output();
+  const pid = session.transport.pid;
+  return new TextDecoder().decode(out.stdout).split("\n")
+    .map((line) => line.trim().split(/\s+/))
+    .filter((f) => f.length >= 3 && Number(f[1]) === pid)
+    .map((f) => f.slice(2).join(" "))
+    .filter((args) => args.includes(socketPath) && / -C /.test(args));
+}
+
+async function withServer(
+  args: string[],
+  body: (fx: TmuxFixture, s: Session, n: Notifications) => Promise<void>,
+): Promise<void> {
+  const fx = await TmuxFixture.start();
+  const s = await startServer(fx.socketPath, { args });
+  const n = new Notifications(s);
+  try {
+    await body(fx, s, n);
+  } finally {
+    await s.close();
+    await fx.close();
+  }
+}
+
+Deno.test("resources: sessions and each pane's view and content are listed, templated and readable", async () => {
+  await withServer([], async (fx, s) => {
+    const pane = await firstPane(fx);
+    const { resources } = await s.client.listResources();
+    const uris = resources.map((r: { uri: string }) => r.uri);
+    assert(uris.includes("tmux://capabilities"), "capabilities still listed");
+    assert(uris.includes("tmux://sessions"), "sessions listed");
+    assert(uris.includes(`tmux://panes/${encodeURIComponent(pane)}`), `view of ${pane} listed`);
+    assert(uris.includes(contentUri(pane)), `content of ${pane} listed`);
+    const { resourceTemplates } = await s.client.listResourceTemplates();
+    assertEquals(
+      resourceTemplates.map((t: { uriTemplate: string }) => t.uriTemplate).sort(),
+      ["tmux://panes/{paneId}", "tmux://panes/{paneId}/content"],
+    );
+
+    const sessions = JSON.parse(await readText(s, "tmux://sessions"));
+    assertEquals(sessions.map((x: { name: string }) => x.name), ["main"]);
+
+    const view = JSON.parse(await readText(s, `tmux://panes/${encodeURIComponent(pane)}`));
+    assertEquals(view.paneId, pane);
+    assertEquals(view.dead, false);
+
+    await fx.runInPane(pane, "echo resource-marker-$((6*7))");
+    assertStringIncludes(await readText(s, contentUri(pane)), "resource-marker-42");
+    // The raw id, as a person would type it, names the same pane.
+    assertStringIncludes(await readText(s, `tmux://panes/${pane}/content`), "resource-marker-42");
+  });
+});
+
+Deno.test("resources: the content resource keeps within the line budget and says what it dropped", async () => {
+  await withServer(["--max-lines", "10"], async (fx, s) => {
+    const pane = await firstPane(fx);
+    await fx.runInPane(pane, "clear; for i in $(seq 1 25); do echo row$i; done");
+    const text = await readText(s, contentUri(pane));
+    const lines = text.split("\n");
+    assertEquals(lines.length, 11, "ten lines and the note");
+    assertStringIncludes(lines[0], "older lines");
+    assertStringIncludes(text, "row25");
+    assert(!text.includes("row1\n"), "the oldest rows were dropped");
+  });
+});
+
+Deno.test("resources: a killed or unknown pane answers a clear error", async () => {
+  await withServer([], async (fx, s) => {
+    const extra = await fx.tmux("split-window", "-d", "-P", "-F", "#{pane_id}");
+    await fx.tmux("kill-pane", "-t", extra);
+    for (const uri of [contentUri(extra), `tmux://panes/${encodeURIComponent(extra)}`]) {
+      const error = await rejection(() => s.client.readResource({ uri }));
+      assertStringIncludes(error, "no such pane");
+      assertStringIncludes(error, "resources/list");
+    }
+    const unknown = await rejection(() =>
+      s.client.readResource({ uri: "tmux://panes/%25999999/content" })
+    );
+    assertStringIncludes(unknown, "no such pane");
+    const subscribe = await rejection(() => s.client.subscribeResource({ uri: contentUri(extra) }));
+    assertStringIncludes(subscribe, "no such pane");
+    const nonsense = await rejection(() => s.client.readResource({ uri: "tmux://nothing" }));
+    assertStringIncludes(nonsense, "unknown resource");
+  });
+});
+
+Deno.test("resources: completion of paneId offers the pane ids starting with the prefix", async () => {
+  await withServer([], async (fx, s) => {
+    for (let i = 0; i < 11; i++) await fx.tmux("split-window", "-d", "-t", "main", "-l", "1");
+    const all = (await fx.tmux("list-panes", "-a", "-F", "#{pane_id}")).split("\n").sort();
+    const complete = async (value: string, ref = "tmux://panes/{paneId}/content") =>
+      (await s.client.complete({
+        ref: { type: "ref/resource", uri: ref },
+        argument: { name: "paneId", value },
+      })).completion.values;
+    assertEquals((await complete("%")).sort(), all);
+    assertEquals((await complete("")).sort(), all);
+    const ones = all.filter((id) => id.startsWith("%1"));
+    assert(ones.length >= 2, "%1 and %10 exist");
+    assertEquals((await complete("%1")).sort(), ones);
+    assertEquals((await complete("1", "tmux://panes/{paneId}")).sort(), ones);
+    assertEquals(await complete("%99"), []);
+    const prompt = await s.client.complete({
+      ref: { type: "ref/prompt", name: "diagnose_pane" },
+      argument: { name: "paneId", value: "%1" },
+    });
+    assertEquals(prompt.completion.values.sort(), ones);
+  });
+});
+
+for (const transport of ["control", "process"]) {
+  const args = ["--transport", transport];
+
+  Deno.test(`resources (${transport}): a subscribed pane's printing sends updated; unsubscribe stops it`, async () => {
+    await withServer(args, async (fx, s, n) => {
+      const pane = await firstPane(fx);
+      const other = await fx.tmux("split-window", "-d", "-P", "-F", "#{pane_id}");
+      const uri = contentUri(pane);
+      await s.client.subscribeResource({ uri });
+      let from = n.mark();
+      await fx.runInPane(pane, "echo first-print");
+      await n.next(from, updatedOf(uri), "update after printing");
+      assertStringIncludes(await readText(s, uri), "first-print");
+
+      await s.client.unsubscribeResource({ uri });
+      from = n.mark();
+      await fx.runInPane(pane, "echo after-unsubscribe");
+      // Synchronise on later events instead of sleeping: an update of the other
+      // pane (same mechanism, started after the print), then a list change.
+      const otherUri = contentUri(other);
+      await s.client.subscribeResource({ uri: otherUri });
+      const otherFrom = n.mark();
+      await fx.runInPane(other, "echo other-print");
+      await n.next(otherFrom, updatedOf(otherUri), "update of the other pane");
+      await s.ok("create_window", { session: "main" });
+      await n.next(otherFrom, listChanged, "list_changed after create_window");
+      assertEquals(n.since(from, updatedOf(uri)), [], "no update after unsubscribing");
+    });
+  });
+
+  Deno.test(`resources (${transport}): 100 lines printed quickly give a handful of updates`, async () => {
+    await withServer(args, async (fx, s, n) => {
+      const pane = await firstPane(fx);
+      const uri = contentUri(pane);
+      await s.client.subscribeResource({ uri });
+      const from = n.mark();
+      const started = performance.now();
+      // A pause between lines makes the burst last a few seconds: without
+      // spacing, nearly every line would give its own update.
+      await fx.runInPane(
+        pane,
+        "for i in $(seq 1 100); do echo burst-line-$i; sleep 0.02; done",
+      );
+      // Updates until the content shows the last line: each one is a reason to read.
+      let seen = from;
+      while (true) {
+        seen = await n.next(seen, updatedOf(uri), "update during the burst") + 1;
+        if ((await readText(s, uri)).includes("burst-line-100")) break;
+      }
+      const elapsed = performance.now() - started;
+      const count = n.since(from, updatedOf(uri)).length;
+      // Updates are at least 500 ms apart, so their number follows the time taken.
+      const most = Math.floor(elapsed / 500) + 2;
+      assert(count >= 1 && count <= most, `at most ${most} updates in ${elapsed} ms, got ${count}`);
+      assert(count < 25, `a handful of updates, not one per line: ${count}`);
+    });
+  });
+
+  Deno.test(`resources (${transport}): a killed pane sends a final update and its subscription ends`, async () => {
+    await withServer(args, async (fx, s, n) => {
+      const extra = await fx.tmux("split-window", "-d", "-P", "-F", "#{pane_id}");
+      const uri = contentUri(extra);
+      await s.client.subscribeResource({ uri });
+      const from = n.mark();
+      await fx.tmux("kill-pane", "-t", extra);
+      await n.next(from, updatedOf(uri), "final update of a killed pane");
+      const error = await rejection(() => s.client.readResource({ uri }));
+      assertStringIncludes(error, "no such pane");
+      // The subscription ended with the pane: its watching client is gone.
+      const deadline = performance.now() + BOUND_MS;
+      let clients = await controlClients(s, fx.socketPath);
+      while (clients.length > (transport === "control" ? 1 : 0)) {
+        assert(performance.now() < deadline, `watch clients left: ${clients.join("; ")}`);
+        await fx.tmux("list-sessions");
+        clients = await controlClients(s, fx.socketPath);
+      }
+    });
+  });
+
+  Deno.test(`resources (${transport}): the agent's own changes send list_changed, coalesced`, async () => {
+    await withServer(args, async (_fx, s, n) => {
+      await s.client.listResources();
+      const from = n.mark();
+      const { pane } = await s.ok<{ pane: { paneId: string } }>("create_window", {
+        session: "main",
+      });
+      await s.ok("split_window", { paneId: pane.paneId });
+      await s.ok("rename_window", { windowId: "@0", newName: "renamed" });
+      await n.next(from, listChanged, "list_changed after create_window");
+      const { resources } = await s.client.listResources();
+      assert(
+        resources.some((r: { description?: string }) => r.description?.includes("(renamed)")),
+        "the listing shows the new name",
+      );
+      const count = n.since(from, listChanged).length;
+      assert(count >= 1 && count <= 3, `three quick changes coalesce, got ${count}`);
+    });
+  });
+}
+
+Deno.test("resources (control): a person's new window, rename and kill send list_changed", async () => {
+  await withServer([], async (fx, s, n) => {
+    await s.client.listResources();
+    let from = n.mark();
+    const window = await fx.tmux("new-window", "-d", "-P", "-F", "#{window_id}");
+    await n.next(from, listChanged, "list_changed after a person's new-window");
+    assert(
+      (await s.client.listResources()).resources.length > 0,
+      "the list can be read again",
+    );
+    from = n.mark();
+    await fx.tmux("rename-window", "-t", window, "by-hand");
+    await n.next(from, listChanged, "list_changed after a person's rename-window");
+    from = n.mark();
+    // A second session the transport is not attached to: windows there are reported too.
+    await fx.tmux("new-session", "-d", "-s", "other");
+    await n.next(from, listChanged, "list_changed after a person's new-session");
+    from = n.mark();
+    await fx.tmux("new-window", "-d", "-t", "other");
+    await n.next(from, listChanged, "list_changed after a new window in another session");
+    from = n.mark();
+    await fx.tmux("kill-window", "-t", window);
+    await n.next(from, listChanged, "list_changed after a person's kill-window");
+  });
+});
+
+Deno.test("resources (control): no live work while nobody is subscribed", async () => {
+  await withServer([], async (fx, s) => {
+    const pane = await firstPane(fx);
+    await s.ok("list_sessions");
+    const idle = await controlClients(s, fx.socketPath);
+    assert(idle.length <= 1, `only the transport's own client: ${idle.join("; ")}`);
+    const uri = contentUri(pane);
+    await s.client.subscribeResource({ uri });
+    const watching = await controlClients(s, fx.socketPath);
+    assertEquals(watching.length, idle.length + 1, "one watch client while subscribed");
+    await s.client.unsubscribeResource({ uri });
+    assertEquals(await controlClients(s, fx.socketPath), idle, "back to idle after unsubscribing");
+  });
+});
+
+Deno.test("resources: stdin EOF exits 0 promptly with a live subscription and leaves no client", async () => {
+  const fx = await TmuxFixture.start();
+  try {
+    const pane = await firstPane(fx);
+    const [command, ...flags] = startCommand();
+    const root = new URL("../", import.meta.url).pathname;
+    const child = new Deno.Command(command, {
+      args: [...flags.map((f) => (f === "main.ts" ? `${root}main.ts` : f)), "-S", fx.socketPath],
+      cwd: root,
+      env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: Deno.env.get("HOME") ?? "/tmp" },
+      clearEnv: true,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let buffered = "";
+    const reply = async (id: number) => {
+      while (true) {
+        for (const line of buffered.split("\n").slice(0, -1)) {
+          if (JSON.parse(line).id === id) return JSON.parse(line);
+        }
+        const { value, done } = await lines.read();
+        if (done) throw new Error("the server closed stdout");
+        buffered += value;
+      }
+    };
+    const writer = child.stdin.getWriter();
+    const send = (message: Record<string, unknown>) =>
+      writer.write(new TextEncoder().encode(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\n"));
+    await send({
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "t", version: "0" },
+      },
+    });
+    await reply(1);
+    await send({ method: "notifications/initialized" });
+    await send({ id: 2, method: "resources/subscribe", params: { uri: contentUri(pane) } });
+    assertEquals((await reply(2)).result, {});
+    const started = performance.now();
+    await writer.close();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const status = await Promise.race([
+      child.status,
+      new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), BOUND_MS))),
+    ]);
+    clearTimeout(timer);
+    await lines.cancel().catch(() => {});
+    assert(status !== null, "the server exited on stdin EOF");
+    assertEquals(status.code, 0);
+    const elapsed = performance.now() - started;
+    assert(elapsed < 10_000, `exit took ${elapsed} ms`);
+    const out = await new Deno.Command("ps", { args: ["-A", "-o", "args="] }).output();
+    const left = new TextDecoder().decode(out.stdout).split("\n")
+      .filter((line) => line.includes(fx.socketPath) && / -C /.test(line));
+    assertEquals(left, [], "no control client left behind");
+  } finally {
+    await fx.close();
+  }
+});
