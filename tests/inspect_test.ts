@@ -1,0 +1,420 @@
+/**
+ * The inspect toolset over stdio against a real tmux: every tool on a small
+ * topology, errors, budgets, the read batch, caller detection and selection.
+ */
+
+import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
+import { type Session, startServer, TmuxFixture } from "./harness.ts";
+
+const TRANSPORTS = ["control", "process"] as const;
+
+/** Runs `body` with a fresh tmux fixture and a server on it, for each transport. */
+function withServer(
+  name: string,
+  body: (fx: TmuxFixture, s: Session) => Promise<void>,
+  options: { args?: string[]; env?: (fx: TmuxFixture) => Record<string, string> } = {},
+) {
+  for (const transport of TRANSPORTS) {
+    Deno.test(`${name} [${transport}]`, async () => {
+      const fx = await TmuxFixture.start();
+      let s: Session | undefined;
+      try {
+        s = await startServer(fx.socketPath, {
+          args: ["--transport", transport, ...(options.args ?? [])],
+          env: options.env?.(fx),
+        });
+        await body(fx, s);
+      } finally {
+        await s?.close();
+        await fx.close();
+      }
+    });
+  }
+}
+
+type Pane = {
+  paneId: string;
+  windowId: string;
+  sessionId: string;
+  isCaller: boolean;
+  width: number;
+};
+
+withServer("list tools read the topology tmux reports", async (fx, s) => {
+  await fx.tmux("new-window", "-t", "main:", "-n", "second");
+  await fx.tmux("split-window", "-t", "main:second");
+  await fx.tmux("new-session", "-d", "-s", "other");
+  const { sessions } = await s.ok<{ sessions: { name: string; windows: number }[] }>(
+    "list_sessions",
+  );
+  assertEquals(sessions.map((x) => [x.name, x.windows]).sort(), [["main", 2], ["other", 1]]);
+  const { windows } = await s.ok<{ windows: { name: string; panes: number }[] }>("list_windows", {
+    session: "main",
+  });
+  assertEquals(windows.map((w) => w.panes), [1, 2]);
+  assertEquals(windows[1].name, "second");
+  const all = await s.ok<{ panes: Pane[] }>("list_panes");
+  const expected = (await fx.tmux("list-panes", "-a", "-F", "#{pane_id}")).split("\n");
+  assertEquals(all.panes.map((p) => p.paneId), expected);
+  const secondId = await fx.tmux("display-message", "-p", "-t", "main:second", "#{window_id}");
+  const inWindow = await s.ok<{ panes: Pane[] }>("list_panes", { windowId: secondId });
+  assertEquals(inWindow.panes.length, 2);
+  const mismatched = await s.ok<{ panes: Pane[] }>("list_panes", {
+    windowId: secondId,
+    session: "other",
+  });
+  assertEquals(mismatched.panes.length, 0);
+});
+
+withServer("info tools return one object, read back from tmux", async (fx, s) => {
+  const paneId = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
+  const { pane } = await s.ok<{ pane: Pane & { currentCommand: string } }>("get_pane_info", {
+    paneId,
+  });
+  assertEquals(pane.paneId, paneId);
+  assertEquals(pane.width, 100);
+  const session = await s.ok<{ session: { name: string }; windows: unknown[] }>(
+    "get_session_info",
+    {
+      session: "main",
+    },
+  );
+  assertEquals([session.session.name, session.windows.length], ["main", 1]);
+  const window = await s.ok<{ window: { windowId: string }; panes: Pane[] }>("get_window_info", {
+    windowId: pane.windowId,
+  });
+  assertEquals(window.panes.map((p) => p.paneId), [paneId]);
+  const server = await s.ok<
+    { socketPath: string; sessions: number; panes: number; ownedByThisServer: boolean }
+  >(
+    "get_server_info",
+  );
+  assertEquals([server.socketPath, server.sessions, server.panes, server.ownedByThisServer], [
+    fx.socketPath,
+    1,
+    1,
+    false,
+  ]);
+  const vars = await s.ok<{ values: Record<string, string | null> }>("get_tmux_variables", {
+    names: ["session_name", "no_such_variable"],
+    paneId,
+  });
+  assertEquals(vars.values, { session_name: "main", no_such_variable: null });
+});
+
+withServer("find_pane_by_position resolves corners and indexes", async (fx, s) => {
+  const left = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
+  const right = await fx.tmux("split-window", "-h", "-t", left, "-P", "-F", "#{pane_id}");
+  const windowId = await fx.tmux("display-message", "-p", "-t", left, "#{window_id}");
+  const at = async (args: Record<string, unknown>) =>
+    (await s.ok<{ pane: Pane }>("find_pane_by_position", { windowId, ...args })).pane.paneId;
+  assertEquals(await at({ corner: "top-left" }), left);
+  assertEquals(await at({ corner: "bottom-right" }), right);
+  assertEquals(await at({ position: 1 }), right);
+  assertStringIncludes(await s.fails("find_pane_by_position", { windowId }), "exactly one");
+  assertStringIncludes(
+    await s.fails("find_pane_by_position", { windowId, corner: "top-left", position: 0 }),
+    "exactly one",
+  );
+});
+
+withServer("options, environment and hooks", async (fx, s) => {
+  await fx.tmux("set-option", "-g", "history-limit", "4321");
+  await fx.tmux("set-option", "-s", "@theme", "dark #{x}");
+  await fx.tmux("set-environment", "-g", "PLAIN_VAR", "visible");
+  await fx.tmux("set-environment", "-g", "GITHUB_TOKEN", "s3cr3t");
+  await fx.tmux("set-hook", "-t", "main", "after-split-window", "display-message hi");
+  const option = await s.ok<{ value: string | null }>("show_option", {
+    name: "history-limit",
+    scope: "Session",
+  });
+  assertEquals(option.value, "4321");
+  const user = await s.ok<{ value: string | null }>("show_option", {
+    name: "@theme",
+    scope: "Server",
+  });
+  assertEquals(user.value, "dark #{x}");
+  const unset = await s.ok<{ value: string | null }>("show_option", { name: "@unset" });
+  assertEquals(unset.value, null);
+  const bad = await s.fails("show_option", { name: "not-an-option" });
+  assert(!bad.includes("not-an-option"), "the rejected name is not echoed");
+  const names = await s.ok<{ variables: { name: string; value?: string; withheld: boolean }[] }>(
+    "show_environment",
+  );
+  const plain = names.variables.find((v) => v.name === "PLAIN_VAR");
+  assert(plain && plain.value === undefined, "no values without a name");
+  assertEquals(names.variables.find((v) => v.name === "GITHUB_TOKEN")?.withheld, true);
+  const one = await s.ok<{ variables: { value?: string }[] }>("show_environment", {
+    name: "PLAIN_VAR",
+  });
+  assertEquals(one.variables[0].value, "visible");
+  const secret = await s.ok<{ variables: { value?: string; withheld: boolean }[] }>(
+    "show_environment",
+    {
+      name: "GITHUB_TOKEN",
+    },
+  );
+  assertEquals([secret.variables[0].value, secret.variables[0].withheld], [undefined, true]);
+  assert(!JSON.stringify(secret).includes("s3cr3t"));
+  const hooks = await s.ok<{ hooks: { name: string; index: number; command: string }[] }>(
+    "show_hooks",
+    {},
+  );
+  assertEquals(hooks.hooks, [{
+    name: "after-split-window",
+    index: 0,
+    command: "display-message hi",
+  }]);
+});
+
+withServer("capture_pane and snapshot_pane read what the pane shows", async (fx, s) => {
+  const paneId = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
+  await fx.runInPane(paneId, "clear; printf 'alpha\\nbeta ü 日本\\n'");
+  const capture = await s.ok<{ content: { lines: string[] } }>("capture_pane", { paneId });
+  assert(capture.content.lines.includes("alpha"));
+  assert(capture.content.lines.includes("beta ü 日本"));
+  const snap = await s.ok<
+    { pane: Pane; content: { lines: string[] }; cursorY: number; alternateScreen: boolean }
+  >(
+    "snapshot_pane",
+    { paneId },
+  );
+  assertEquals(snap.pane.paneId, paneId);
+  assert(snap.content.lines.includes("alpha"));
+  const expectedY = Number(await fx.tmux("display-message", "-p", "-t", paneId, "#{cursor_y}"));
+  assertEquals(snap.cursorY, expectedY);
+  assertEquals(snap.alternateScreen, false);
+});
+
+withServer(
+  "budgets: maxLines keeps the newest lines; bytes cut on character boundaries",
+  async (fx, s) => {
+    const paneId = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
+    await fx.runInPane(paneId, "clear; seq -f 'row %g ééé日本' 1 300");
+    const few = await s.ok<
+      { content: { lines: string[]; truncated: boolean; droppedLines: number } }
+    >(
+      "capture_pane",
+      { paneId, includeHistory: true, maxLines: 5 },
+    );
+    assertEquals(few.content.lines.length, 5);
+    assert(few.content.truncated && few.content.droppedLines > 0);
+    assert(few.content.lines.some((l) => l.startsWith("row 300")), "newest kept");
+  },
+  { args: ["--max-bytes", "4000"] },
+);
+
+withServer("budgets: the whole result fits --max-bytes", async (fx, s) => {
+  const paneId = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
+  await fx.runInPane(paneId, "clear; seq -f 'row %g ééé日本' 1 400");
+  const result = await s.call("capture_pane", { paneId, includeHistory: true });
+  assert(!result.isError);
+  const bytes = new TextEncoder().encode(JSON.stringify(result)).length;
+  assert(bytes <= 4000, `result is ${bytes} bytes`);
+  const content =
+    (result.structuredContent as { content: { lines: string[]; droppedBytes: number } }).content;
+  assert(content.droppedBytes > 0);
+  for (const line of content.lines) assert(!line.includes("\ufffd"), "no broken characters");
+  assert(
+    content.lines.at(-1)!.includes("row 400") || content.lines.some((l) => l.includes("row 400")),
+  );
+}, { args: ["--max-bytes", "4000"] });
+
+withServer(
+  "errors: unknown ids, unknown arguments, wrong types, never echoing values",
+  async (_fx, s) => {
+    assertStringIncludes(await s.fails("get_pane_info", { paneId: "%999" }), "no such pane");
+    assertStringIncludes(await s.fails("get_window_info", { windowId: "@999" }), "no such window");
+    assertStringIncludes(
+      await s.fails("get_session_info", { session: "no-such-session" }),
+      "no such session",
+    );
+    const unknownArg = await s.fails("list_sessions", { wait_for_previous: true });
+    assertStringIncludes(unknownArg, "wait_for_previous");
+    assertStringIncludes(unknownArg, "list_sessions failed:");
+    const badId = await s.fails("get_pane_info", { paneId: "PANE-SECRET-VALUE" });
+    assert(!badId.includes("PANE-SECRET-VALUE"), "the rejected value is not echoed");
+    assertStringIncludes(await s.fails("capture_pane", { maxLines: "many" }), "maxLines");
+    assertStringIncludes(await s.fails("capture_pane", { maxLines: 0 }), "at least 1");
+    assertStringIncludes(await s.fails("no_such_tool"), "does not offer");
+  },
+);
+
+withServer(
+  "a session named like a format or command is shown as text and runs nothing",
+  async (fx, s) => {
+    const marker = `${fx.dir}/created`;
+    const name = `#(touch ${marker})`;
+    // rename-session expands formats, so the fixture escapes '#' to store the text itself.
+    await fx.tmux("rename-session", "-t", "main", name.replaceAll("#", "##"));
+    const listed = await fx.tmux("list-sessions", "-F", "#{session_name}");
+    assertEquals(listed, name);
+    const { sessions } = await s.ok<{ sessions: { name: string }[] }>("list_sessions");
+    assertEquals(sessions.map((x) => x.name), [name]);
+    await s.ok("get_session_info", { session: listed });
+    await s.ok("list_panes", { session: listed });
+    let exists = true;
+    try {
+      await Deno.stat(marker);
+    } catch {
+      exists = false;
+    }
+    assert(!exists, "no file was created");
+  },
+);
+
+withServer("read batch: 16 full-history captures stay under 1,000,000 bytes", async (fx, s) => {
+  const paneId = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
+  await fx.tmux("set-option", "-g", "history-limit", "50000");
+  const big = await fx.tmux("new-window", "-P", "-F", "#{pane_id}", "-t", "main:");
+  // One process prints it all: a loop forking per line takes minutes on a loaded machine.
+  await fx.runInPane(
+    big,
+    "seq -f 'history line %g xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' 1 6000",
+  );
+  const operations = Array.from({ length: 16 }, () => ({
+    tool: "capture_pane",
+    arguments: { paneId: big, includeHistory: true, maxLines: 100000 },
+  }));
+  const result = await s.client.request(
+    { method: "tools/call", params: { name: "call_read_tools_batch", arguments: { operations } } },
+    (await import("@modelcontextprotocol/sdk/types.js")).CallToolResultSchema,
+  );
+  const structured = result.structuredContent as {
+    results: { result: unknown; resultTruncated: boolean; success: boolean }[];
+    truncated: boolean;
+    truncatedBytes: number;
+    succeeded: number;
+  };
+  const line = JSON.stringify({ result, jsonrpc: "2.0", id: 999 }) + "\n";
+  assert(new TextEncoder().encode(line).length <= 1_000_000, "the response line fits");
+  assertEquals(structured.succeeded, 16);
+  assert(structured.truncated);
+  const nulled = structured.results.filter((r) => r.resultTruncated);
+  assert(nulled.length > 0 && nulled.every((r) => r.result === null));
+  // Nulled from the last row backwards: every nulled row comes after every kept one.
+  const firstNulled = structured.results.findIndex((r) => r.resultTruncated);
+  assert(structured.results.slice(firstNulled).every((r) => r.resultTruncated));
+  const keptSize = JSON.stringify(structured.results[0].result).length;
+  assert(
+    structured.truncatedBytes >= nulled.length * keptSize * 0.9,
+    "truncatedBytes counts the nulled results",
+  );
+  void paneId;
+}, { args: ["--max-bytes", "4000000", "--max-lines", "100000"] });
+
+withServer("read batch: limits, refusals and onError", async (fx, s) => {
+  const paneId = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
+  const op = { tool: "get_pane_info", arguments: { paneId } };
+  assertStringIncludes(
+    await s.fails("call_read_tools_batch", { operations: Array.from({ length: 17 }, () => op) }),
+    "at most 16",
+  );
+  await s.fails("call_read_tools_batch", {
+    operations: [{ tool: "kill_session", arguments: { session: "main" } }],
+  });
+  await s.fails("call_read_tools_batch", {
+    operations: [{ tool: "wait_for_text", arguments: {} }],
+  });
+  const bad = { tool: "get_pane_info", arguments: { paneId: "%999" } };
+  const stop = await s.ok<
+    { results: unknown[]; stoppedAt: number; failed: number; succeeded: number }
+  >(
+    "call_read_tools_batch",
+    { operations: [op, bad, op] },
+  );
+  assertEquals([stop.results.length, stop.stoppedAt, stop.failed, stop.succeeded], [2, 1, 1, 1]);
+  const cont = await s.ok<
+    { results: { success: boolean; error: string | null }[]; stoppedAt: number | null }
+  >(
+    "call_read_tools_batch",
+    { operations: [op, bad, op], onError: "continue" },
+  );
+  assertEquals(cont.results.map((r) => r.success), [true, false, true]);
+  assertEquals(cont.stoppedAt, null);
+  assertStringIncludes(cont.results[1].error!, "get_pane_info failed:");
+});
+
+withServer(
+  "caller: TMUX/TMUX_PANE on the driven socket mark the pane and make it the default",
+  async (fx, s) => {
+    const paneId = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
+    await fx.tmux("new-window", "-t", "main:");
+    const { panes } = await s.ok<{ panes: Pane[] }>("list_panes");
+    assertEquals(panes.filter((p) => p.isCaller).map((p) => p.paneId), [paneId]);
+    const snap = await s.ok<{ pane: Pane }>("snapshot_pane", {});
+    assertEquals(snap.pane.paneId, paneId);
+  },
+  { env: (fx) => ({ TMUX: `${fx.socketPath},1,0`, TMUX_PANE: "%0" }) },
+);
+
+withServer(
+  "caller: TMUX pointing at another socket marks nothing",
+  async (_fx, s) => {
+    const { panes } = await s.ok<{ panes: Pane[] }>("list_panes");
+    assert(panes.every((p) => !p.isCaller));
+  },
+  { env: () => ({ TMUX: "/tmp/some-other-socket,1,0", TMUX_PANE: "%0" }) },
+);
+
+withServer(
+  "selection: --toolsets inspect lists only inspect tools; excluded tools cannot be called",
+  async (_fx, s) => {
+    const { tools } = await s.client.listTools();
+    const names = tools.map((t: { name: string }) => t.name);
+    assert(names.includes("list_panes"));
+    assert(!names.includes("capture_pane"), "excluded");
+    for (const tool of tools) {
+      const meta =
+        (tool._meta as Record<string, { toolset: string }>)["com.git-pull.libtmux-mcp/capability"];
+      assertEquals(meta.toolset, "inspect");
+      assertEquals(tool.annotations, {
+        title: tool.title,
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: true,
+      });
+      assertEquals(
+        (tool.inputSchema as { additionalProperties?: boolean }).additionalProperties,
+        false,
+      );
+    }
+    assertStringIncludes(await s.fails("capture_pane", {}), "does not offer");
+  },
+  { args: ["--toolsets", "inspect", "--exclude-tools", "capture_pane"] },
+);
+
+Deno.test("no tmux server on the socket: lists are empty, targeted tools say so", async () => {
+  const fx = await TmuxFixture.empty();
+  const s = await startServer(fx.socketPath);
+  try {
+    assertEquals(await s.ok("list_sessions"), { sessions: [] });
+    assertEquals(await s.ok("list_panes"), { panes: [] });
+    assertEquals(await s.ok("list_windows"), { windows: [] });
+    assertStringIncludes(await s.fails("get_pane_info", { paneId: "%0" }), "no tmux server");
+    assertStringIncludes(await s.fails("capture_pane", {}), "no tmux server");
+  } finally {
+    await s.close();
+    await fx.close();
+  }
+});
+
+Deno.test("the capabilities resource describes the socket, toolsets and tools", async () => {
+  const fx = await TmuxFixture.start();
+  const s = await startServer(fx.socketPath, { args: ["--toolsets", "inspect"] });
+  try {
+    const read = await s.client.readResource({ uri: "tmux://capabilities" });
+    const doc = JSON.parse((read.contents[0] as { text: string }).text);
+    assertEquals(doc.tmux.socket, { path: fx.socketPath });
+    assertEquals(doc.toolsets, ["inspect"]);
+    assert(
+      doc.tools.length > 0 && doc.tools.every((t: { toolset: string }) => t.toolset === "inspect"),
+    );
+    const instructions = s.client.getInstructions() ?? "";
+    assert(new TextEncoder().encode(instructions).length <= 2048);
+  } finally {
+    await s.close();
+    await fx.close();
+  }
+});

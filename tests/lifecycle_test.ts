@@ -1,0 +1,108 @@
+/** The process contract (CONTRACT §1): one stderr line, clean exit on stdin EOF, start-up failures. */
+
+import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
+import { startCommand, TmuxFixture } from "./harness.ts";
+
+const ROOT = new URL("../", import.meta.url).pathname;
+
+/** Spawns the server with the shipped flags and `args`; stdin stays open until closed. */
+function spawnServer(args: string[], env: Record<string, string> = {}) {
+  const [command, ...flags] = startCommand();
+  return new Deno.Command(command, {
+    args: [...flags.map((f) => (f === "main.ts" ? `${ROOT}main.ts` : f)), ...args],
+    cwd: ROOT,
+    env: {
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      HOME: Deno.env.get("HOME") ?? "/tmp",
+      ...env,
+    },
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+}
+
+/** Processes whose command line mentions `needle` (read from /proc). */
+async function processesMentioning(needle: string): Promise<string[]> {
+  const found: string[] = [];
+  for await (const entry of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const cmdline = (await Deno.readTextFile(`/proc/${entry.name}/cmdline`)).replaceAll(
+        "\0",
+        " ",
+      );
+      if (cmdline.includes(needle)) found.push(`${entry.name}: ${cmdline}`);
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return found;
+}
+
+Deno.test("start-up writes one stderr line; stdin EOF exits 0 promptly and leaves no child", async () => {
+  const fx = await TmuxFixture.start();
+  try {
+    const child = spawnServer(["-S", fx.socketPath]);
+    const reader = child.stderr.getReader();
+    let stderr = "";
+    while (!stderr.includes("\n")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      stderr += new TextDecoder().decode(value);
+    }
+    assertStringIncludes(stderr, "tmux-mcp ");
+    assertStringIncludes(stderr, fx.socketPath);
+    assertStringIncludes(stderr, "list_panes");
+    // The control client attaches lazily or at start; either way it must go with the server.
+    const started = performance.now();
+    await child.stdin.close();
+    const status = await child.status;
+    const elapsed = performance.now() - started;
+    let rest = "";
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      rest += new TextDecoder().decode(chunk.value);
+    }
+    await child.stdout.cancel();
+    assertEquals(status.code, 0);
+    assertEquals((stderr + rest).trim().split("\n").length, 1, "exactly one stderr line");
+    // A generous bound for a loaded machine; the contract's one second is measured in bench/.
+    assert(elapsed < 10_000, `exit took ${elapsed} ms`);
+    const left = (await processesMentioning(fx.socketPath)).filter((p) =>
+      !p.includes("new-session")
+    );
+    assertEquals(left, [], "no tmux client or wait-for left behind");
+  } finally {
+    await fx.close();
+  }
+});
+
+/** Runs the server with `args`, expecting a start-up failure; returns its stderr. */
+async function startupFailure(args: string[], env: Record<string, string> = {}): Promise<string> {
+  const child = spawnServer(args, env);
+  await child.stdin.close();
+  const output = await child.output();
+  assertEquals(output.code, 1, "exit status 1");
+  const stderr = new TextDecoder().decode(output.stderr).trim();
+  assertEquals(stderr.split("\n").length, 1, `one line: ${stderr}`);
+  assertEquals(output.stdout.length, 0, "nothing on stdout");
+  return stderr;
+}
+
+Deno.test("start-up failures print one clear line and exit 1", async () => {
+  assertStringIncludes(await startupFailure(["-L", "a", "-S", "/tmp/b"]), "keep one");
+  assertStringIncludes(await startupFailure(["--max-lines", "lots"]), "whole number");
+  assertStringIncludes(await startupFailure(["--tools", "no_such_tool"]), "valid tools");
+  assertStringIncludes(await startupFailure(["--toolsets", "everything"]), "valid toolsets");
+  assertStringIncludes(
+    await startupFailure([], { LIBTMUX_SOCKET: "bad\u0001name" }),
+    "control characters",
+  );
+  assertStringIncludes(
+    await startupFailure([], { LIBTMUX_SAFETY: "readonly", LIBTMUX_TOOLSETS: "inspect" }),
+    "LIBTMUX_SAFETY",
+  );
+  const missing = await startupFailure(["--tmux", "/nonexistent/tmux", "-S", "/tmp/unused.sock"]);
+  assertStringIncludes(missing, "--tmux");
+});

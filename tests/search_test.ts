@@ -1,0 +1,119 @@
+/** search_panes over stdio against a real tmux, and the wrapped-line row mapping. */
+
+import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
+import { type Session, startServer, TmuxFixture } from "./harness.ts";
+import { joinWrappedRows } from "../mcp/wrapped.ts";
+
+type Found = {
+  panesSearched: number;
+  panes: { paneId: string; matches: { row: number; text: string }[] }[];
+  truncated: boolean;
+  skippedPanes: string[];
+};
+
+async function withSearch(
+  body: (fx: TmuxFixture, s: Session, pane: string) => Promise<void>,
+  args: string[] = [],
+) {
+  const fx = await TmuxFixture.start({ width: 60, height: 10 });
+  const s = await startServer(fx.socketPath, { args });
+  try {
+    const pane = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
+    await body(fx, s, pane);
+  } finally {
+    await s.close();
+    await fx.close();
+  }
+}
+
+Deno.test("wrapped rows: joined lines map to the row they start on", () => {
+  const physical = ["short", "x".repeat(10), "yy", "last"].join("\n");
+  const joined = ["short", "x".repeat(10) + "yy", "last"].join("\n");
+  assertEquals(joinWrappedRows(physical, joined, -2), [
+    { row: -2, text: "short" },
+    { row: -1, text: "x".repeat(10) + "yy" },
+    { row: 1, text: "last" },
+  ]);
+});
+
+Deno.test("search_panes: finds the pane and row, case-insensitively by default", async () => {
+  await withSearch(async (fx, s, pane) => {
+    const other = await fx.tmux("split-window", "-t", pane, "-P", "-F", "#{pane_id}");
+    await fx.runInPane(other, "clear; echo 'build ERROR: missing file'");
+    const found = await s.ok<Found>("search_panes", { pattern: "error: \\w+" });
+    assertEquals(found.panes.map((p) => p.paneId), [other]);
+    const row = found.panes[0].matches.find((m) => m.text.startsWith("build ERROR"))!;
+    const screen = (await fx.tmux("capture-pane", "-p", "-t", other)).split("\n");
+    assertEquals(screen[row.row], "build ERROR: missing file");
+    const exact = await s.ok<Found>("search_panes", { pattern: "error:", ignoreCase: false });
+    assert(exact.panes.every((p) => p.matches.every((m) => m.text.includes("error:"))));
+    assertEquals(found.panesSearched, 2);
+  });
+});
+
+Deno.test("search_panes: Unicode text and literal mode", async () => {
+  await withSearch(async (fx, s, pane) => {
+    await fx.runInPane(pane, "clear; echo 'Grüße aus 日本 (a+b)*c'");
+    const unicode = await s.ok<Found>("search_panes", { pattern: "GRÜSSE|grüße aus 日本" });
+    assert(unicode.panes[0].matches.some((m) => m.text.includes("日本 (a+b)*c")));
+    const literal = await s.ok<Found>("search_panes", { pattern: "(a+b)*c", literal: true });
+    assert(literal.panes[0].matches.some((m) => m.text.includes("(a+b)*c")));
+    const regex = await s.ok<Found>("search_panes", { pattern: "\\(a\\+b\\)\\*c" });
+    assertEquals(regex.panes.length, 1);
+  });
+});
+
+Deno.test("search_panes: history rows are negative; wrapped lines are joined", async () => {
+  await withSearch(async (fx, s, pane) => {
+    await fx.runInPane(
+      pane,
+      "clear; echo needle-in-history; for i in $(seq 1 30); do echo filler $i; done",
+    );
+    const visible = await s.ok<Found>("search_panes", { pattern: "needle-in-history" });
+    assertEquals(visible.panes.length, 0);
+    const history = await s.ok<Found>("search_panes", {
+      pattern: "needle-in-history",
+      includeHistory: true,
+    });
+    const row = history.panes[0].matches.find((m) => m.text === "needle-in-history")!.row;
+    assert(row < 0, `history row ${row}`);
+    const all = (await fx.tmux("capture-pane", "-p", "-t", pane, "-S", "-")).split("\n");
+    const size = Number(await fx.tmux("display-message", "-p", "-t", pane, "#{history_size}"));
+    assertEquals(all[size + row], "needle-in-history");
+    const long = "A".repeat(50) + "SPLIT" + "B".repeat(50);
+    await fx.runInPane(pane, `clear; echo ${long}`);
+    const wrapped = await s.ok<Found>("search_panes", { pattern: "A{50}SPLIT(B){50}" });
+    assertEquals(wrapped.panes[0].matches[0].text, long);
+  });
+});
+
+Deno.test("search_panes: refused patterns never reach tmux and name the construct", async () => {
+  await withSearch(async (_fx, s) => {
+    assertStringIncludes(
+      await s.fails("search_panes", { pattern: "foo(?<=bar)" }),
+      "lookbehind at offset 3",
+    );
+    assertStringIncludes(await s.fails("search_panes", { pattern: "(a)\\1" }), "backreference");
+    assertStringIncludes(await s.fails("search_panes", { pattern: "é".repeat(500) }), "999");
+    const adversarial = await s.ok<Found>("search_panes", { pattern: "(a+)+$" });
+    assertEquals(adversarial.truncated, false);
+  });
+});
+
+Deno.test("search_panes: maxMatchesPerPane and the byte budget set truncated", async () => {
+  await withSearch(async (fx, s, pane) => {
+    await fx.runInPane(pane, "clear; for i in $(seq 1 8); do echo hit $i; done");
+    const few = await s.ok<Found>("search_panes", { pattern: "^hit", maxMatchesPerPane: 3 });
+    assertEquals(few.panes[0].matches.length, 3);
+    assert(few.truncated);
+    const big = "Z".repeat(3000);
+    await fx.runInPane(pane, `clear; echo ${big}; echo small-marker`);
+    const both = await s.ok<Found>("search_panes", {
+      pattern: "Z{100}|small-marker",
+      includeHistory: true,
+    });
+    const texts = both.panes[0].matches.map((m) => m.text);
+    assert(texts.includes("small-marker"), "the small match after the big one is kept");
+    assert(both.truncated);
+  }, ["--max-bytes", "4000"]);
+});
