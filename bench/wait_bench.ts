@@ -102,8 +102,68 @@ async function run(transport: "control" | "process") {
   };
 }
 
+/**
+ * The floors under the figure above, measured the same way: how late a bare
+ * control-mode client sees the pane's `%output` (tmux's own notification
+ * latency), and a tools/call round trip that does one tmux read.
+ */
+async function floors() {
+  const fixture = await TmuxFixture.start({ width: 100, height: 30 });
+  const session = await startServer(fixture.socketPath);
+  const notify: number[] = [];
+  const call: number[] = [];
+  const client = new Deno.Command("tmux", {
+    args: ["-S", fixture.socketPath, "-C", "attach-session", "-r", "-f", "ignore-size,read-only"],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  try {
+    const pane = await fixture.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
+    await fixture.tmux("respawn-pane", "-k", "-t", pane, "bash --norc --noprofile");
+    await fixture.runInPane(pane, "true");
+    await fixture.tmux(
+      "send-keys",
+      "-t",
+      pane,
+      "-l",
+      `while tmux -S '${fixture.socketPath}' wait-for go; do printf 'MARK %s\\n' "$EPOCHREALTIME"; done`,
+    );
+    await fixture.tmux("send-keys", "-t", pane, "Enter");
+    const reader = client.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = "";
+    for (let trial = 0; trial < TRIALS; trial++) {
+      await fixture.tmux("wait-for", "-S", "go");
+      while (true) {
+        const marks = /%output %\d+ MARK (\d+\.\d+)/.exec(buffer);
+        if (marks) {
+          notify.push(performance.timeOrigin + performance.now() - Number(marks[1]) * 1000);
+          buffer = buffer.slice(marks.index + marks[0].length);
+          break;
+        }
+        const { value, done } = await reader.read();
+        if (done) throw new Error("the control client ended");
+        buffer += value;
+      }
+      const began = performance.now();
+      await session.ok("capture_pane", { paneId: pane });
+      call.push(performance.now() - began);
+    }
+    reader.releaseLock();
+  } finally {
+    await client.stdin.close();
+    await client.status;
+    await session.close();
+    await fixture.close();
+  }
+  notify.sort((a, b) => a - b);
+  call.sort((a, b) => a - b);
+  return { notify, call };
+}
+
 const rows = [];
 for (const transport of ["control", "process"] as const) rows.push(await run(transport));
+const floor = await floors();
 const f = (ms: number) => ms.toFixed(1).padStart(7);
 console.log(
   `wait_for_text: printed -> matched returned, ${TRIALS} trials each (ms; goal: median < 20)\n`,
@@ -117,3 +177,10 @@ for (const r of rows) {
     } | ${f(r.armMedian)}`,
   );
 }
+console.log(
+  `\nfloors (median / p95 ms): %output seen by a bare control client ${
+    floor.notify.length
+      ? `${f(quantile(floor.notify, 0.5))} / ${f(quantile(floor.notify, 0.95))}`
+      : "n/a"
+  }; capture_pane call ${f(quantile(floor.call, 0.5))} / ${f(quantile(floor.call, 0.95))}`,
+);
