@@ -14,6 +14,9 @@ import { TOOLSETS } from "./toolsets.ts";
 /** The most UTF-8 bytes the instructions may take. */
 export const INSTRUCTIONS_MAX_BYTES = 2048;
 
+/** A longer socket path is shown with its middle elided: past this it is noise. */
+const MAX_SOCKET_BYTES = 160;
+
 const encoder = new TextEncoder();
 
 function bytes(text: string): number {
@@ -85,7 +88,8 @@ export function buildInstructions(
       has("snapshot_pane") && "snapshot_pane gives text, cursor and pane state in one read",
       has("capture_since") && "capture_since returns only what is new since its cursor",
     ].filter(Boolean).join("; ");
-    lines.push(`Prefer ${readers.join(" and ")} to repeated capture_pane calls: ${why}.`);
+    const repeated = has("capture_pane") ? "repeated capture_pane calls" : "repeated full reads";
+    lines.push(`Prefer ${readers.join(" and ")} to ${repeated}: ${why}.`);
   }
   if (has("call_read_tools_batch")) lines.push("Group several reads in one call_read_tools_batch.");
   lines.push(
@@ -98,10 +102,13 @@ export function buildInstructions(
       : "This server does not run inside a pane of the driven tmux server.",
   );
   const off = TOOLSETS.filter((t) => !settings.toolsets.includes(t));
+  const byName = settings.tools.length + settings.excludeTools.length > 0
+    ? `, after ${settings.tools.length} added and ${settings.excludeTools.length} excluded by name`
+    : "";
   lines.push(
     `Toolsets on: ${settings.toolsets.join(", ") || "none"}${
-      off.length > 0 ? `; off: ${off.join(", ")} (those tools are not offered)` : ""
-    }.`,
+      off.length > 0 ? `; off: ${off.join(", ")}` : ""
+    }. ${selected.length} tools offered${byName}.`,
   );
   const base = lines.join("\n");
   const attach = settings.socket.kind === "name"
@@ -109,7 +116,10 @@ export function buildInstructions(
     : ["tmux -S ", settings.socket.path];
   const prefix = `\nA person can watch with: ${attach[0]}`;
   const suffix = " attach";
-  const room = INSTRUCTIONS_MAX_BYTES - bytes(base) - bytes(prefix) - bytes(suffix);
+  const room = Math.min(
+    MAX_SOCKET_BYTES,
+    INSTRUCTIONS_MAX_BYTES - bytes(base) - bytes(prefix) - bytes(suffix),
+  );
   // A socket shortened below a recognisable length helps nobody: leave the line out.
   if (room >= 24) return `${base}${prefix}${elideMiddle(attach[1], room)}${suffix}`;
   return base;

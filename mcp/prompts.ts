@@ -78,13 +78,19 @@ const runAndCheck: PromptDef = {
           check,
           `Run it: ${
             call("run_shell_command", { paneId, command, timeoutSeconds: env.waitMax })
-          }. tmux reports completion and the exit status; do not type the command with send_keys.`,
+          }. tmux reports completion and the exit status, so nothing has to be read off the screen.`,
           "Read the result: outcome completed with exitStatus 0 is success; any other exitStatus is a failure whose cause is in output.",
           `If outcome is timed_out, the command is still running (stillRunning): do not start it again; ${
             env.has("wait_for_text")
-              ? `wait with ${call("wait_for_text", { paneId, timeoutSeconds: env.waitMax })}`
-              : "read it later"
-          }${env.has("capture_since") ? " and read new output with capture_since" : ""}.`,
+              ? `wait for a line it prints when done with ${
+                call("wait_for_text", {
+                  paneId,
+                  patterns: ["<text it prints at the end>"],
+                  timeoutSeconds: env.waitMax,
+                })
+              }`
+              : "look again later"
+          }${env.has("capture_since") ? ", and read new output with capture_since" : ""}.`,
           "If outcome is pane_exited, the shell in the pane ended: say so, do not retry blindly.",
           "Report the exit status and the lines of output that matter, not the whole output.",
         ])
@@ -135,7 +141,7 @@ const watchUntil: PromptDef = {
           call("wait_for_text", { paneId, patterns: [pattern], timeoutSeconds: env.waitMax })
         }. Only output printed after the call starts can match. Add stopPatterns (such as ["error", "failed"]) to stop early on failure; pass literal: true to match the pattern as plain text.`,
         "outcome matched: done; the tail shows what was printed. outcome stopped: a stop pattern appeared first; report it.",
-        `outcome timeout: not yet. Call wait_for_text again; never loop over capture_pane${
+        `outcome timeout: not yet. Call wait_for_text again; never loop over captures${
           env.has("capture_since")
             ? " (capture_since returns only new output if you must read)"
             : ""
@@ -228,8 +234,10 @@ const buildWorkspace: PromptDef = {
     }
     const [first, ...rest] = wanted;
     const commands = wanted.filter((w) => w.command !== null);
-    const starter = env.has("send_keys")
+    const starter = env.has("send_keys") && env.has("run_shell_command")
       ? "send_keys with enter: true for commands that keep running (servers, watchers, tails), run_shell_command for commands that finish"
+      : env.has("send_keys")
+      ? "send_keys with enter: true"
       : env.has("run_shell_command")
       ? "run_shell_command (for commands that keep running, give a short timeoutSeconds: a timeout leaves them running and says so)"
       : undefined;
@@ -240,7 +248,9 @@ const buildWorkspace: PromptDef = {
         env.has("list_sessions") &&
         `Look first: ${
           call("list_sessions", {})
-        }. If a session with that name exists, do not create it again: compare its windows (list_windows) and create only the missing ones.`,
+        }. If a session with that name exists, do not create it again: compare its windows${
+          env.has("list_windows") ? " (list_windows)" : ""
+        } and create only the missing ones.`,
         `Create the session with its first window: ${
           call("create_session", { name: sessionName, windowName: first.name })
         }. Keep session.sessionId and pane.paneId from the result.`,
@@ -254,7 +264,7 @@ const buildWorkspace: PromptDef = {
           commands.map((w) => `${JSON.stringify(w.name)}: ${JSON.stringify(w.command)}`).join("; ")
         }.`,
         commands.length > 0 && !starter &&
-        "This server cannot type into panes (send_keys and run_shell_command are not offered): tell the user which commands to start in which window.",
+        "This server cannot type into panes (its input tools are not offered): tell the user which commands to start in which window.",
         commands.length > 0 && env.has("wait_for_text") &&
         `Confirm each started: ${
           call("wait_for_text", { paneId: "<its paneId>", timeoutSeconds: 10 })

@@ -1,0 +1,272 @@
+/**
+ * Prompts and server instructions (CONTRACT §7): recipes render with their
+ * arguments and name only offered tools; the instructions stay within 2,048
+ * UTF-8 bytes in every toolset selection, with a caller pane and a long
+ * socket path.
+ *
+ * @module
+ */
+
+import { CATALOG } from "../mcp/catalog.ts";
+import { buildInstructions, INSTRUCTIONS_MAX_BYTES } from "../mcp/instructions.ts";
+import { parseWindows, Prompts } from "../mcp/prompts.ts";
+import { parseSettings } from "../mcp/settings.ts";
+import { selectTools, type Toolset, TOOLSETS } from "../mcp/toolsets.ts";
+import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
+import { type Session, startServer, TmuxFixture } from "./harness.ts";
+
+const TOOL_NAMES = CATALOG.map((tool) => tool.name);
+
+/** Every non-empty subset of the toolsets. */
+function toolsetSubsets(): Toolset[][] {
+  const subsets: Toolset[][] = [];
+  for (let mask = 1; mask < 1 << TOOLSETS.length; mask++) {
+    subsets.push(TOOLSETS.filter((_, i) => mask & (1 << i)));
+  }
+  return subsets;
+}
+
+function selection(toolsets: Toolset[], add: string[] = [], exclude: string[] = []): string[] {
+  return selectTools(CATALOG, toolsets, add, exclude).map((tool) => tool.name);
+}
+
+/** Tool names of this server that `text` mentions. */
+function toolsNamed(text: string): string[] {
+  return TOOL_NAMES.filter((name) => new RegExp(`\\b${name}\\b`).test(text));
+}
+
+function bytes(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
+
+const ARGS: Record<string, Record<string, string>> = {
+  run_and_check: { command: "make test", paneId: "%7" },
+  watch_until: { paneId: "%7", pattern: "listening on \\d+" },
+  diagnose_pane: { paneId: "%7" },
+  build_workspace: { sessionName: "proj", windows: "editor, server=npm run dev" },
+};
+
+function render(prompts: Prompts, name: string, args = ARGS[name]): string {
+  return prompts.get(name, args).messages[0].content.text;
+}
+
+Deno.test("prompts: every offered recipe names only selected tools, in every selection", () => {
+  const cases: string[][] = [
+    ...toolsetSubsets().map((sets) => selection(sets)),
+    selection(["inspect"], ["send_keys"]),
+    selection(["inspect", "execute"], [], ["run_shell_command", "wait_for_text"]),
+    selection(["execute"], [], ["send_keys", "run_shell_command"]),
+    selection(["inspect", "execute"], [], ["capture_pane", "list_windows", "snapshot_pane"]),
+    selection(["inspect", "execute"], [], ["capture_since", "respawn_pane", "search_panes"]),
+    selection(["inspect", "execute"], [], ["send_keys", "wait_for_text"]),
+  ];
+  for (const selected of cases) {
+    const prompts = new Prompts(selected, { waitMaxSeconds: 30 });
+    for (const { name } of prompts.list()) {
+      const text = render(prompts, name);
+      const stray = toolsNamed(text).filter((tool) => !selected.includes(tool));
+      assertEquals(stray, [], `${name} with ${selected.length} tools names unselected tools`);
+    }
+  }
+});
+
+Deno.test("prompts: which prompts are offered follows the selection", () => {
+  const names = (selected: string[]) =>
+    new Prompts(selected, { waitMaxSeconds: 30 }).list().map((p) => p.name);
+  assertEquals(names(selection(["inspect", "manage", "execute"])), [
+    "run_and_check",
+    "watch_until",
+    "diagnose_pane",
+    "build_workspace",
+  ]);
+  assertEquals(names(selection(["inspect"])), ["watch_until", "diagnose_pane"]);
+  assertEquals(names(selection(["teardown"])), []);
+  assertEquals(names(selection(["inspect"], ["send_keys"])), [
+    "run_and_check",
+    "watch_until",
+    "diagnose_pane",
+  ]);
+});
+
+Deno.test("prompts: run_and_check without run_shell_command types an exit marker with send_keys", () => {
+  const prompts = new Prompts(selection(["inspect"], ["send_keys"]), { waitMaxSeconds: 12 });
+  const text = render(prompts, "run_and_check");
+  assertStringIncludes(text, 'send_keys {"paneId":"%7","text":"make test; echo \\"exit=$?\\""');
+  assertStringIncludes(text, '"patterns":["^exit=\\\\d+$"]');
+  assertStringIncludes(text, '"timeoutSeconds":12');
+});
+
+Deno.test("prompts: build_workspace reads names and commands; windows are checked", () => {
+  assertEquals(parseWindows(" editor , server = npm run dev -- --port=3000,, logs=tail -f a.log"), [
+    { name: "editor", command: null },
+    { name: "server", command: "npm run dev -- --port=3000" },
+    { name: "logs", command: "tail -f a.log" },
+  ]);
+  const prompts = new Prompts(selection(["inspect", "manage", "execute"]), { waitMaxSeconds: 30 });
+  let error = "";
+  try {
+    prompts.get("build_workspace", { sessionName: "x", windows: " , " });
+  } catch (e) {
+    error = String(e);
+  }
+  assertStringIncludes(error, "at least one window");
+});
+
+async function withServer(
+  args: string[],
+  env: (fx: TmuxFixture) => Promise<Record<string, string>>,
+  body: (fx: TmuxFixture, s: Session) => Promise<void>,
+): Promise<void> {
+  const fx = await TmuxFixture.start();
+  const s = await startServer(fx.socketPath, { args, env: await env(fx) });
+  try {
+    await body(fx, s);
+  } finally {
+    await s.close();
+    await fx.close();
+  }
+}
+
+const noEnv = () => Promise.resolve({});
+
+async function promptText(s: Session, name: string, args: Record<string, string>) {
+  const result = await s.client.getPrompt({ name, arguments: args });
+  assertEquals(result.messages.length, 1);
+  assertEquals(result.messages[0].role, "user");
+  return (result.messages[0].content as { text: string }).text;
+}
+
+async function rejection(fn: () => Promise<unknown>): Promise<string> {
+  try {
+    await fn();
+  } catch (error) {
+    return String(error);
+  }
+  throw new Error("expected a rejection");
+}
+
+Deno.test("prompts: listed with their arguments and rendered with them over MCP", async () => {
+  await withServer([], noEnv, async (_fx, s) => {
+    const { prompts } = await s.client.listPrompts();
+    const byName = new Map(
+      prompts.map((p: { name: string; arguments?: { name: string; required?: boolean }[] }) => [
+        p.name,
+        p.arguments?.map((a) => `${a.name}${a.required ? "!" : ""}`),
+      ]),
+    );
+    assertEquals(Object.fromEntries(byName), {
+      run_and_check: ["command!", "paneId!"],
+      watch_until: ["paneId!", "pattern!"],
+      diagnose_pane: ["paneId!"],
+      build_workspace: ["sessionName!", "windows!"],
+    });
+
+    const run = await promptText(s, "run_and_check", { command: "npm test", paneId: "%3" });
+    assertStringIncludes(run, 'run_shell_command {"paneId":"%3","command":"npm test"');
+    assertStringIncludes(run, "exitStatus");
+    assertStringIncludes(run, 'snapshot_pane {"paneId":"%3"}');
+
+    const watch = await promptText(s, "watch_until", { paneId: "%3", pattern: "ready in \\d+ms" });
+    assertStringIncludes(watch, 'wait_for_text {"paneId":"%3","patterns":["ready in \\\\d+ms"]');
+    assertStringIncludes(watch, "presentAtEntry");
+
+    const diagnose = await promptText(s, "diagnose_pane", { paneId: "%3" });
+    assertStringIncludes(diagnose, 'snapshot_pane {"paneId":"%3"}');
+    assertStringIncludes(diagnose, 'respawn_pane {"paneId":"%3"}');
+    assertStringIncludes(diagnose, "Do not type into it");
+
+    const build = await promptText(s, "build_workspace", {
+      sessionName: "api",
+      windows: "editor, server=npm run dev, logs=tail -f app.log",
+    });
+    assertStringIncludes(build, 'create_session {"name":"api","windowName":"editor"}');
+    assertStringIncludes(build, 'create_window {"session":"api","name":"server"}');
+    assertStringIncludes(build, 'create_window {"session":"api","name":"logs"}');
+    assertStringIncludes(build, '"server": "npm run dev"');
+    assertStringIncludes(build, 'list_windows {"session":"api"}');
+  });
+});
+
+Deno.test("prompts: bad or missing arguments and unoffered prompts answer clear errors", async () => {
+  await withServer(["--toolsets", "inspect"], noEnv, async (_fx, s) => {
+    assertEquals(
+      (await s.client.listPrompts()).prompts.map((p: { name: string }) => p.name),
+      ["watch_until", "diagnose_pane"],
+    );
+    const missing = await rejection(() => s.client.getPrompt({ name: "diagnose_pane" }));
+    assertStringIncludes(missing, "needs the argument paneId");
+    const bad = await rejection(() =>
+      s.client.getPrompt({ name: "diagnose_pane", arguments: { paneId: "pane-seven" } })
+    );
+    assertStringIncludes(bad, "paneId must be a pane id");
+    assert(!bad.includes("pane-seven"), "the rejected value is not echoed");
+    const extra = await rejection(() =>
+      s.client.getPrompt({ name: "diagnose_pane", arguments: { paneId: "%1", colour: "red" } })
+    );
+    assertStringIncludes(extra, "no argument named colour");
+    const unoffered = await rejection(() =>
+      s.client.getPrompt({ name: "run_and_check", arguments: ARGS.run_and_check })
+    );
+    assertStringIncludes(unoffered, "does not offer that prompt");
+    assertStringIncludes(unoffered, "watch_until, diagnose_pane");
+    const text = await promptText(s, "diagnose_pane", { paneId: "%1" });
+    assert(!text.includes("respawn_pane"), "no execute tool in an inspect-only recipe");
+  });
+});
+
+Deno.test("instructions: within 2,048 bytes in every selection, with a caller pane and a long socket path", () => {
+  const sockets = [
+    [],
+    ["-L", "work"],
+    ["-S", `/tmp/${"deep/".repeat(400)}tmux.sock`],
+    ["-S", `/tmp/${"ü".repeat(3000)}/tmux.sock`],
+  ];
+  for (const socket of sockets) {
+    for (const sets of toolsetSubsets()) {
+      const { settings } = parseSettings(
+        [...socket, "--toolsets", sets.join(",")],
+        () => undefined,
+      );
+      const variants = [
+        selection(sets),
+        selection(sets, ["send_keys", "kill_pane"], ["snapshot_pane"]),
+      ];
+      for (const selected of variants) {
+        for (const caller of [null, "%123456789"]) {
+          const text = buildInstructions(settings, selected, caller);
+          const size = bytes(text);
+          assert(size <= INSTRUCTIONS_MAX_BYTES, `${size} bytes for ${sets} ${socket[0] ?? ""}`);
+          assertStringIncludes(text, "$N");
+          assertStringIncludes(text, "@N");
+          assertStringIncludes(text, "%N");
+          assertStringIncludes(text, "browser tabs");
+          assertStringIncludes(text, "editor splits");
+          assertStringIncludes(text, "window-manager");
+          assertStringIncludes(text, `Toolsets on: ${sets.join(", ")}`);
+          if (caller) assertStringIncludes(text, `pane ${caller}`);
+          if (selected.includes("wait_for_text")) assertStringIncludes(text, "Wait, don't poll");
+          for (const reader of ["snapshot_pane", "capture_since"]) {
+            if (selected.includes(reader)) assertStringIncludes(text, `Prefer `);
+          }
+          const stray = toolsNamed(text).filter((tool) => !selected.includes(tool));
+          assertEquals(stray, [], "names only offered tools");
+        }
+      }
+    }
+  }
+});
+
+Deno.test("instructions: the caller's pane id reaches the client when the server runs in a pane", async () => {
+  await withServer(["--toolsets", "inspect"], async (fx) => {
+    const pane = (await fx.tmux("list-panes", "-a", "-F", "#{pane_id}")).split("\n")[0];
+    const pid = await fx.tmux("display-message", "-p", "#{pid}");
+    return { TMUX: `${fx.socketPath},${pid},0`, TMUX_PANE: pane };
+  }, async (fx, s) => {
+    const pane = (await fx.tmux("list-panes", "-a", "-F", "#{pane_id}")).split("\n")[0];
+    const text = s.client.getInstructions() ?? "";
+    assert(bytes(text) <= INSTRUCTIONS_MAX_BYTES);
+    assertStringIncludes(text, `You run inside tmux pane ${pane}`);
+    assertStringIncludes(text, "Toolsets on: inspect; off: manage, execute, teardown");
+    assertStringIncludes(text, `tmux -S ${fx.socketPath} attach`);
+  });
+});
