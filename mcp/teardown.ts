@@ -1,0 +1,129 @@
+/**
+ * What the teardown tools share: which sessions, windows and panes a kill
+ * takes with it, the refusal to destroy anything that holds this server's
+ * own pane (CONTRACT §4 caller), and keeping the own tmux server alive.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { isOwnSocket, type Tmux } from "../tmux/client.ts";
+import { ToolError } from "./errors.ts";
+import type { ToolContext } from "./registry.ts";
+
+/** One pane as `list-panes -a` prints it: a linked window shows once per session. */
+export interface PaneRow {
+  /** `$N` */
+  sessionId: string;
+  /** `@N` */
+  windowId: string;
+  /** `%N` */
+  paneId: string;
+}
+
+/** The `{killed}` result: every object the kill removed. */
+export const killedOutput = z.object({
+  killed: z.object({
+    sessionIds: z.array(z.string()).describe(
+      "Sessions that ended (a session ends with its last window).",
+    ),
+    windowIds: z.array(z.string()).describe(
+      "Windows that closed (a window closes with its last pane).",
+    ),
+    paneIds: z.array(z.string()).describe("Panes whose processes were ended."),
+  }),
+});
+
+/** The value of {@link killedOutput}'s `killed`. */
+export type Killed = z.infer<typeof killedOutput>["killed"];
+
+const ROW_FORMAT = "#{session_id} #{window_id} #{pane_id}";
+
+/**
+ * Reads every pane of the server in the round trip after `check`, a command
+ * that fails when the target does not exist (so a missing target is a
+ * no-such error, not an empty server).
+ */
+export async function readRows(
+  tmux: Tmux,
+  check: string[],
+): Promise<{ checked: string; rows: PaneRow[] }> {
+  const [checked, output] = await tmux.run([check, ["list-panes", "-a", "-F", ROW_FORMAT]]);
+  const rows = output.split("\n").filter((line) => line !== "").map((line) => {
+    const [sessionId, windowId, paneId] = line.split(" ");
+    return { sessionId, windowId, paneId };
+  });
+  return { checked, rows };
+}
+
+/** What killing `target` removes, as tmux cascades it (pane → window → session). */
+export function cascade(
+  rows: PaneRow[],
+  target: { paneId: string } | { windowId: string } | { sessionId: string },
+): Killed {
+  const windowsOf = (session: string) =>
+    new Set(rows.filter((r) => r.sessionId === session).map((r) => r.windowId));
+  const sessionsOf = (window: string) =>
+    new Set(rows.filter((r) => r.windowId === window).map((r) => r.sessionId));
+  const panesOf = (window: string) =>
+    new Set(rows.filter((r) => r.windowId === window).map((r) => r.paneId));
+  let windows: string[];
+  let panes: string[];
+  let sessions: string[];
+  if ("sessionId" in target) {
+    sessions = [target.sessionId];
+    // A window linked into another session survives there.
+    windows = [...windowsOf(target.sessionId)].filter((w) => sessionsOf(w).size === 1);
+    panes = windows.flatMap((w) => [...panesOf(w)]);
+  } else {
+    const windowId = "windowId" in target
+      ? target.windowId
+      : rows.find((r) => r.paneId === target.paneId)?.windowId ?? "";
+    const lastPane = "windowId" in target || panesOf(windowId).size === 1;
+    panes = "paneId" in target ? [target.paneId] : [...panesOf(windowId)];
+    windows = lastPane ? [windowId] : [];
+    sessions = lastPane ? [...sessionsOf(windowId)].filter((s) => windowsOf(s).size === 1) : [];
+  }
+  return { sessionIds: sessions, windowIds: windows, paneIds: panes };
+}
+
+/**
+ * Refuses when `scope` (the rows of the target) holds the pane this server
+ * runs in, or the pane that may be it when `TMUX` is malformed.
+ */
+export async function refuseCaller(
+  ctx: ToolContext,
+  scope: PaneRow[],
+  what: string,
+): Promise<void> {
+  const guarded = await ctx.caller.guardedPane(ctx.tmux);
+  if (guarded && scope.some((row) => row.paneId === guarded)) {
+    const holds = what === `pane ${guarded}` ? what + " is" : `${what} contains pane ${guarded},`;
+    throw new ToolError(
+      `${holds} the pane this server runs in; destroying it would end the agent's own terminal`,
+      "Leave that target alone; kill other panes, windows or sessions instead.",
+    );
+  }
+}
+
+/**
+ * The commands that precede a kill: on the own `libtmux-mcp` server,
+ * `exit-empty off` again, so a server restarted since start-up also outlives
+ * its last session.
+ */
+export function keepOwnServerAlive(tmux: Tmux): string[][] {
+  return isOwnSocket(tmux.socket) ? [["set-option", "-s", "exit-empty", "off"]] : [];
+}
+
+/** The text block of a kill. */
+export function renderKilled(result: { killed: Killed }): string {
+  const { sessionIds, windowIds, paneIds } = result.killed;
+  const part = (label: string, ids: string[]) => (ids.length ? [`${label} ${ids.join(", ")}`] : []);
+  return `Killed ${
+    [
+      ...part("sessions", sessionIds),
+      ...part("windows", windowIds),
+      ...part("panes", paneIds),
+    ].join("; ") || "nothing"
+  }.`;
+}

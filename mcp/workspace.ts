@@ -1,0 +1,206 @@
+/**
+ * What the tools that create and arrange sessions, windows and panes share:
+ * argument schemas for names, directories and environments, capability
+ * records, reading the views tmux prints for a new object, confirming a start
+ * directory, and keeping argument values out of error messages.
+ *
+ * Measured on tmux 3.3a: `new-session -s/-n/-c`, `new-window -n/-c`,
+ * `split-window -c`, `respawn-pane -c`, `rename-session`, `rename-window` and
+ * `select-pane -T` format-expand their value (`#(cmd)` runs a shell command),
+ * so those values are escaped with `escapeFormat`. `-e NAME=value` and
+ * targets (`-t =name`) are taken literally, so they are not.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { TmuxError } from "../tmux/errors.ts";
+import { escapeFormat } from "../tmux/format.ts";
+import { getPane, noSuch, PANE_FORMAT, type PaneView } from "../tmux/views.ts";
+import { ToolError } from "./errors.ts";
+import type { Capability, ToolContext } from "./registry.ts";
+import type { Toolset } from "./toolsets.ts";
+
+const NO_NUL = /^[^\0]*$/;
+
+/** A name or title: `min`–`max` characters without NUL. */
+export function nameText(max = 256, min = 1) {
+  return z.string().min(min).max(max).regex(NO_NUL, { error: "must not contain NUL characters" });
+}
+
+/** The error for a server that runs but has no session to act in. */
+export const NO_SESSIONS: [RegExp, ToolError] = [
+  /no current target|no sessions/,
+  new ToolError("the tmux server has no sessions", "Create one with create_session."),
+];
+
+/** An absolute directory for a new pane's process. */
+export const startDirectory = z.string().min(1).max(4096)
+  .regex(/^\/[^\0]*$/, { error: "must be an absolute path (starting with /)" })
+  .nullish()
+  .describe(
+    "Absolute directory the new process starts in. tmux cannot report a missing directory, so the " +
+      "result says whether the shell's directory read back as this path (startDirectoryConfirmed).",
+  );
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Variables for the new process only; names are checked, values never echoed. */
+export const environment = z.record(z.string(), z.string())
+  .superRefine((env, ctx) => {
+    const entries = Object.entries(env);
+    // Issues carry no path below `environment`: a key in a path would echo it.
+    const problem = entries.length > 64
+      ? "must have at most 64 variables"
+      : entries.some(([name]) => !ENV_NAME.test(name))
+      ? "has a name that is not letters, digits and _ (not starting with a digit)"
+      : entries.some(([, value]) => value.includes("\0"))
+      ? "has a value with a NUL character"
+      : entries.some(([, value]) => value.length > 32_768)
+      ? "has a value longer than 32768 characters"
+      : null;
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  })
+  .nullish()
+  .describe(
+    "Environment variables (NAME: value) set only for the new process; values are never logged or returned.",
+  );
+
+/** The `-e NAME=value` arguments for `env`. */
+export function environmentArgs(env: Record<string, string> | null | undefined): string[] {
+  return Object.entries(env ?? {}).flatMap(([name, value]) => ["-e", `${name}=${value}`]);
+}
+
+/** The `-c dir` arguments, escaped because tmux expands the directory as a format. */
+export function directoryArgs(dir: string | null | undefined): string[] {
+  return dir ? ["-c", escapeFormat(dir)] : [];
+}
+
+/** A capability record of a tool that changes tmux without reading pane text. */
+export function changesTmux(
+  toolset: Toolset,
+  tmuxEffects: Capability["tmuxEffects"],
+  extra: { processReach?: Capability["processReach"]; amplifiesFutureInput?: boolean } = {},
+): Capability {
+  return {
+    toolset,
+    processReach: extra.processReach ?? "none",
+    tmuxEffects,
+    outputClasses: ["tmux-metadata"],
+    mayExposeSecrets: false,
+    mayReturnUntrustedContent: false,
+    amplifiesFutureInput: extra.amplifiesFutureInput ?? false,
+  };
+}
+
+/** The marker every view record starts with (the part of a view format before its first field). */
+const RECORD_START = PANE_FORMAT.slice(0, PANE_FORMAT.indexOf("#{"));
+
+/**
+ * Splits the output of a `-P -F` format made of several view formats
+ * (e.g. `WINDOW_FORMAT + PANE_FORMAT`) into one record per view, in order.
+ */
+export function splitRecords(output: string, count: number): string[] {
+  const records = output.split(RECORD_START).slice(1).map((record) => RECORD_START + record);
+  if (records.length !== count) {
+    throw new TmuxError(
+      "failed",
+      `tmux printed ${records.length} records for the new object, expected ${count}`,
+      "Check that tmux is version 3.2 or newer; if it is, report this with the tmux version.",
+    );
+  }
+  return records;
+}
+
+/** How long a new process may take to reach its start directory before we judge it. */
+const SETTLE_MS = 2_000;
+
+function samePath(a: string, b: string): boolean {
+  const trim = (p: string) => (p.length > 1 ? p.replace(/\/+$/, "") : p);
+  return trim(a) === trim(b);
+}
+
+/**
+ * Reads `pane` again until its process has started (the fork of tmux has
+ * become the configured program) and says whether its working directory is
+ * `requested`. The server may not read files, so it cannot check the
+ * directory itself; tmux 3.3a silently starts the process in the tmux
+ * server's own directory when the requested one is missing or not enterable.
+ * A symbolic link in `requested` also reads back as its target, so false
+ * means "not confirmed", which the result says in those words.
+ */
+export async function confirmDirectory(
+  ctx: ToolContext,
+  pane: PaneView,
+  requested: string,
+  callerPane: string | null,
+): Promise<{ pane: PaneView; confirmed: boolean }> {
+  const deadline = Date.now() + SETTLE_MS;
+  let current = pane;
+  while (true) {
+    if (current.currentPath !== null && samePath(current.currentPath, requested)) {
+      return { pane: current, confirmed: true };
+    }
+    const started = current.currentPath !== null && current.currentCommand !== null &&
+      current.currentCommand !== "tmux";
+    if (started || current.dead || Date.now() >= deadline || ctx.signal.aborted) {
+      return { pane: current, confirmed: false };
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    current = await getPane(ctx.tmux, pane.paneId, callerPane);
+  }
+}
+
+/** The sentence a result's text adds when a start directory was not confirmed. */
+export function unconfirmedNote(currentPath: string | null): string {
+  return `Note: the new process reports its directory as ${
+    currentPath ?? "unknown"
+  }, not the requested startDirectory. tmux starts it elsewhere without an error when the directory ` +
+    "does not exist or cannot be entered (a symbolic link also reads back as its target).";
+}
+
+/**
+ * Runs `work`; a tmux failure comes back without any of `values` in its text
+ * (tmux quotes names in messages such as "duplicate session: NAME"), and a
+ * failure whose text matches a key of `meanings` becomes that ToolError.
+ */
+export async function withoutValues<T>(
+  values: (string | null | undefined)[],
+  work: () => Promise<T>,
+  meanings: [RegExp, Error][] = [],
+): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof TmuxError) || error.kind !== "failed") throw error;
+    for (const [pattern, meaning] of meanings) if (pattern.test(error.message)) throw meaning;
+    // tmux puts the value last ("what: value"): cut the message where a value
+    // starts. A short value may also occur inside words, so look for its last
+    // occurrence; a longer one from its first.
+    let cut = error.message.length;
+    for (const value of values.flatMap((v) => (v ? [v, escapeFormat(v)] : []))) {
+      const at = value.length >= 4
+        ? error.message.indexOf(value)
+        : error.message.lastIndexOf(value);
+      if (at >= 0) cut = Math.min(cut, at);
+    }
+    if (cut === error.message.length) throw error;
+    const message = `${error.message.slice(0, cut).replace(/[\s:]+$/, "")} (value withheld)`;
+    throw new TmuxError(error.kind, message, error.hint);
+  }
+}
+
+/**
+ * What option commands print for a target that does not exist ("no such
+ * session: NAME", unlike the "can't find" of most commands), as no-such errors.
+ */
+export const MISSING: [RegExp, Error][] = [
+  [/no such session/, noSuch("session")],
+  [/no such window/, noSuch("window")],
+  [/no such pane/, noSuch("pane")],
+];
+
+/** The error for a call that names nothing to do. */
+export function nothingToDo(what: string): ToolError {
+  return new ToolError(`nothing to do: give ${what}`, "Call again with at least one of them.");
+}
