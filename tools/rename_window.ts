@@ -1,0 +1,35 @@
+/** `rename_window`: gives a window a new name. */
+
+import { z } from "zod";
+import { defineTool } from "../mcp/registry.ts";
+import { windowId, windowView } from "../mcp/schemas.ts";
+import { changesTmux, nameText, withoutValues } from "../mcp/workspace.ts";
+import { escapeFormat } from "../tmux/format.ts";
+import { windowTarget } from "../tmux/targets.ts";
+import { noSuch, parseWindows, windowViewCommand } from "../tmux/views.ts";
+
+/** The rename_window tool. */
+export const renameWindow = defineTool({
+  name: "rename_window",
+  title: "Rename window",
+  description:
+    "Renames a window and turns off tmux's automatic renaming for it, so the name stays. The name is " +
+    "taken literally (#{...} and #(...) stay text); the result shows the name tmux stored.",
+  capability: changesTmux("manage", ["change"]),
+  input: z.strictObject({
+    windowId,
+    newName: nameText().describe("The new name, taken literally."),
+  }),
+  output: z.object({ window: windowView }),
+  async handler(args, ctx) {
+    const [, output] = await withoutValues([args.newName], () =>
+      ctx.tmux.run([
+        ["rename-window", "-t", windowTarget(args.windowId), escapeFormat(args.newName)],
+        windowViewCommand(args.windowId),
+      ]));
+    const [window] = parseWindows(output);
+    if (!window) throw noSuch("window");
+    ctx.topologyChanged();
+    return { window };
+  },
+});

@@ -1,0 +1,78 @@
+/** `resize_pane`: sets a pane's size, or zooms it to fill its window. */
+
+import { z } from "zod";
+import { ToolError } from "../mcp/errors.ts";
+import { callerPane } from "../mcp/panes.ts";
+import { defineTool } from "../mcp/registry.ts";
+import { paneId, paneView } from "../mcp/schemas.ts";
+import { changesTmux, nothingToDo } from "../mcp/workspace.ts";
+import { paneTarget } from "../tmux/targets.ts";
+import { listPanesCommand, noSuch, parsePanes } from "../tmux/views.ts";
+
+const cells = z.int().min(1).max(10_000).nullish();
+
+/** The resize_pane tool. */
+export const resizePane = defineTool({
+  name: "resize_pane",
+  title: "Resize pane",
+  description:
+    "Sets a pane's width and/or height in cells (its neighbours give or take the difference), or " +
+    "zooms it: zoom true makes the pane fill its window (and the active pane), zoom false restores " +
+    "the layout. Zoom is idempotent: asking for the state the window is already in changes nothing. " +
+    "A window with one pane is never zoomed (the pane already fills it). zoom cannot be combined " +
+    "with width or height.",
+  capability: changesTmux("manage", ["change"]),
+  input: z.strictObject({
+    paneId,
+    width: cells.describe("Columns."),
+    height: cells.describe("Rows."),
+    zoom: z.boolean().nullish().describe("True to zoom the pane, false to unzoom its window."),
+  }),
+  output: z.object({ pane: paneView }),
+  async handler(args, ctx) {
+    const target = paneTarget(args.paneId);
+    const sizing = Boolean(args.width || args.height);
+    if (args.zoom !== null && args.zoom !== undefined && sizing) {
+      throw new ToolError(
+        "zoom cannot be combined with width or height",
+        "Call once to resize and once to zoom.",
+      );
+    }
+    const change: string[][] = [];
+    if (sizing) {
+      const command = ["resize-pane", "-t", target];
+      if (args.width) command.push("-x", String(args.width));
+      if (args.height) command.push("-y", String(args.height));
+      change.push(command);
+    } else if (args.zoom !== null && args.zoom !== undefined) {
+      // resize-pane -Z toggles, so decide from the window's current state.
+      const state = await ctx.tmux.one([
+        "list-panes",
+        "-t",
+        target,
+        "-F",
+        "#{pane_id} #{pane_active} #{window_zoomed_flag}",
+      ]);
+      const rows = state.split("\n").map((line) => line.split(" "));
+      if (!rows.some(([id]) => id === args.paneId)) throw noSuch("pane");
+      const zoomed = rows[0]?.[2] === "1";
+      const zoomedPane = zoomed ? rows.find(([, active]) => active === "1")?.[0] : undefined;
+      const toggle = ["resize-pane", "-Z", "-t", target];
+      if (args.zoom && zoomedPane !== args.paneId) {
+        // Another pane is zoomed: the first toggle unzooms it, the second zooms ours.
+        change.push(...(zoomed ? [toggle, toggle] : [toggle]));
+      } else if (!args.zoom && zoomed) {
+        change.push(toggle);
+      }
+    } else {
+      throw nothingToDo("width, height or zoom");
+    }
+    const outputs = await ctx.tmux.run([
+      ...change,
+      listPanesCommand({ kind: "pane", paneId: args.paneId }),
+    ]);
+    const [pane] = parsePanes(outputs[outputs.length - 1], await callerPane(ctx));
+    if (!pane) throw noSuch("pane");
+    return { pane };
+  },
+});

@@ -1,0 +1,36 @@
+/** `resize_window`: sets a window's size. */
+
+import { z } from "zod";
+import { defineTool } from "../mcp/registry.ts";
+import { windowId, windowView } from "../mcp/schemas.ts";
+import { changesTmux, nothingToDo } from "../mcp/workspace.ts";
+import { windowTarget } from "../tmux/targets.ts";
+import { noSuch, parseWindows, windowViewCommand } from "../tmux/views.ts";
+
+const cells = z.int().min(1).max(10_000).nullish();
+
+/** The resize_window tool. */
+export const resizeWindow = defineTool({
+  name: "resize_window",
+  title: "Resize window",
+  description:
+    "Sets a window's width and/or height in cells. tmux then keeps that size (its window-size option " +
+    "becomes manual for the window) instead of following attached clients. Returns the window read back.",
+  capability: changesTmux("manage", ["change"]),
+  input: z.strictObject({
+    windowId,
+    width: cells.describe("Columns."),
+    height: cells.describe("Rows."),
+  }),
+  output: z.object({ window: windowView }),
+  async handler(args, ctx) {
+    if (!args.width && !args.height) throw nothingToDo("width, height or both");
+    const command = ["resize-window", "-t", windowTarget(args.windowId)];
+    if (args.width) command.push("-x", String(args.width));
+    if (args.height) command.push("-y", String(args.height));
+    const [, output] = await ctx.tmux.run([command, windowViewCommand(args.windowId)]);
+    const [window] = parseWindows(output);
+    if (!window) throw noSuch("window");
+    return { window };
+  },
+});

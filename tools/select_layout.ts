@@ -1,0 +1,76 @@
+/** `select_layout`: arranges a window's panes by a built-in layout or a layout string. */
+
+import { z } from "zod";
+import { ToolError } from "../mcp/errors.ts";
+import { defineTool } from "../mcp/registry.ts";
+import { windowId, windowView } from "../mcp/schemas.ts";
+import { changesTmux, withoutValues } from "../mcp/workspace.ts";
+import { windowTarget } from "../tmux/targets.ts";
+import { noSuch, parseWindows, windowViewCommand } from "../tmux/views.ts";
+
+const BUILT_IN = ["even-horizontal", "even-vertical", "main-horizontal", "main-vertical", "tiled"];
+/** A layout string as tmux prints it in window_layout: checksum, then cells. */
+const LAYOUT_STRING = /^([0-9a-fA-F]{4}),([0-9x,{}[\]]+)$/;
+
+/** tmux's layout checksum (layout_checksum in layout-custom.c). */
+function checksum(body: string): number {
+  let sum = 0;
+  for (const byte of new TextEncoder().encode(body)) {
+    sum = ((sum >> 1) + ((sum & 1) << 15) + byte) & 0xffff;
+  }
+  return sum;
+}
+
+/**
+ * Refuses what tmux cannot take. tmux 3.3a's select-layout crashes the whole
+ * tmux server on a string that is neither a layout name nor starts with a
+ * hex checksum (measured: "", "#abc", "zzzz,100x30,0,0,0"), so only the
+ * names and well-formed layout strings are passed on.
+ */
+function checkLayout(layout: string): void {
+  if (BUILT_IN.includes(layout)) return;
+  const match = LAYOUT_STRING.exec(layout);
+  if (!match) {
+    throw new ToolError(
+      "layout is neither a built-in layout name nor a layout string",
+      `Use one of ${
+        BUILT_IN.join(", ")
+      }, or a layout string as list_windows reports it in 'layout'.`,
+    );
+  }
+  if (parseInt(match[1], 16) !== checksum(match[2])) {
+    throw new ToolError(
+      "the layout string's checksum (its first four characters) does not match the rest",
+      "Use a layout string exactly as list_windows reported it; an edited one needs its checksum recomputed.",
+    );
+  }
+}
+
+/** The select_layout tool. */
+export const selectLayout = defineTool({
+  name: "select_layout",
+  title: "Select layout",
+  description:
+    "Arranges a window's panes: a built-in layout (even-horizontal, even-vertical, main-horizontal, " +
+    "main-vertical, tiled) or a layout string saved earlier from list_windows' 'layout' (it must fit " +
+    "the window's pane count). Returns the window with its new layout read back.",
+  capability: changesTmux("manage", ["change"]),
+  input: z.strictObject({
+    windowId,
+    layout: z.string().min(1).max(16_384).describe(
+      "A built-in layout name, or a layout string such as list_windows reports.",
+    ),
+  }),
+  output: z.object({ window: windowView }),
+  async handler(args, ctx) {
+    checkLayout(args.layout);
+    const [, output] = await withoutValues([args.layout], () =>
+      ctx.tmux.run([
+        ["select-layout", "-t", windowTarget(args.windowId), args.layout],
+        windowViewCommand(args.windowId),
+      ]));
+    const [window] = parseWindows(output);
+    if (!window) throw noSuch("window");
+    return { window };
+  },
+});

@@ -1,0 +1,96 @@
+/** `select_window`: makes a window its session's current window. */
+
+import { z } from "zod";
+import { ToolError } from "../mcp/errors.ts";
+import { defineTool } from "../mcp/registry.ts";
+import { session, windowId, windowView } from "../mcp/schemas.ts";
+import { changesTmux, NO_SESSIONS, nothingToDo, withoutValues } from "../mcp/workspace.ts";
+import { flag, formatOf, int, parseRows, text } from "../tmux/format.ts";
+import { windowTarget } from "../tmux/targets.ts";
+import {
+  findSession,
+  listSessionsCommand,
+  noSuch,
+  parseSessions,
+  parseWindows,
+  windowViewCommand,
+} from "../tmux/views.ts";
+
+const ROW = {
+  sessionId: text("session_id"),
+  windowId: text("window_id"),
+  index: int("window_index"),
+  active: flag("window_active"),
+  last: flag("window_last_flag"),
+};
+
+/** The select_window tool. */
+export const selectWindow = defineTool({
+  name: "select_window",
+  title: "Select window",
+  description:
+    "Makes a window the current window of its session (what an attached person sees). Give windowId, " +
+    "or a direction: next/previous by window index (wrapping around) from windowId or else from the " +
+    "session's current window, or last for the previously current window. The direction is resolved to " +
+    "a window id from tmux's lists first, so it never depends on an attached client.",
+  capability: changesTmux("manage", ["change"]),
+  input: z.strictObject({
+    windowId: windowId.nullish().describe(
+      "The window to select, or the starting point of direction.",
+    ),
+    session: session.nullish().describe(
+      "The session whose current window direction starts from (when windowId is omitted).",
+    ),
+    direction: z.enum(["next", "previous", "last"]).nullish().describe(
+      "Select relative to windowId or the session's current window instead.",
+    ),
+  }),
+  output: z.object({ window: windowView }),
+  async handler(args, ctx) {
+    if (!args.windowId && !args.session) throw nothingToDo("windowId or session");
+    if (!args.windowId && !args.direction) throw nothingToDo("windowId or direction");
+    const [sessionsOut, windowsOut] = await withoutValues([], () =>
+      ctx.tmux.run([
+        listSessionsCommand(),
+        ["list-windows", "-a", "-F", formatOf(ROW)],
+      ]), [NO_SESSIONS]);
+    const rows = parseRows(ROW, windowsOut);
+    const sessionId = args.session
+      ? findSession(parseSessions(sessionsOut), args.session).sessionId
+      : rows.find((row) => row.windowId === args.windowId)?.sessionId;
+    if (!sessionId) throw noSuch("window");
+    const windows = rows.filter((row) => row.sessionId === sessionId)
+      .sort((a, b) => a.index - b.index);
+    const from = args.windowId
+      ? windows.find((row) => row.windowId === args.windowId)
+      : windows.find((row) => row.active);
+    if (!from) {
+      throw new ToolError(
+        "that window is not in that session",
+        "Give only windowId, or a windowId from list_windows for that session.",
+      );
+    }
+    let target = from.windowId;
+    if (args.direction === "last") {
+      const last = windows.find((row) => row.last);
+      if (!last) {
+        throw new ToolError(
+          "the session has no previously selected window",
+          "Select a window by windowId or with next/previous.",
+        );
+      }
+      target = last.windowId;
+    } else if (args.direction) {
+      const at = windows.indexOf(from);
+      const step = args.direction === "next" ? 1 : -1;
+      target = windows[(at + step + windows.length) % windows.length].windowId;
+    }
+    const [, output] = await ctx.tmux.run([
+      ["select-window", "-t", windowTarget(target)],
+      windowViewCommand(target),
+    ]);
+    const window = parseWindows(output).find((row) => row.sessionId === sessionId);
+    if (!window) throw noSuch("window");
+    return { window };
+  },
+});

@@ -1,0 +1,46 @@
+/** `set_mouse_enabled`: switches tmux mouse support on or off. */
+
+import { z } from "zod";
+import { defineTool } from "../mcp/registry.ts";
+import { action, session } from "../mcp/schemas.ts";
+import { changesTmux, MISSING, withoutValues } from "../mcp/workspace.ts";
+import { sessionWindowTarget } from "../tmux/targets.ts";
+
+/** The set_mouse_enabled tool. */
+export const setMouseEnabled = defineTool({
+  name: "set_mouse_enabled",
+  title: "Set mouse enabled",
+  description:
+    "Turns tmux mouse support on or off (clicks select panes and windows, dragging resizes panes, the " +
+    "wheel scrolls into copy mode) for people attached with a terminal. Give session for one session, " +
+    "or omit it for the global value every session without its own follows. changed says whether the " +
+    "effective value differed before.",
+  capability: changesTmux("manage", ["change"], { amplifiesFutureInput: true }),
+  input: z.strictObject({
+    enabled: z.boolean().describe("True for on, false for off."),
+    session: session.nullish().describe("A session id or name. Omit for the global setting."),
+  }),
+  output: action,
+  async handler(args, ctx) {
+    const value = args.enabled ? "on" : "off";
+    if (!args.session) {
+      const [before, , after] = await ctx.tmux.run([
+        ["show-options", "-gv", "mouse"],
+        ["set-option", "-g", "mouse", value],
+        ["show-options", "-gv", "mouse"],
+      ]);
+      return { changed: before !== after };
+    }
+    // Both commands take a pane target, where a name needs the "=name:" form.
+    const target = sessionWindowTarget(args.session);
+    // set-option fails for a missing session, so the reads around it are of a real one.
+    const [before, , after] = await withoutValues([args.session], () =>
+      ctx.tmux.run([
+        ["display-message", "-p", "-t", target, "#{session_id} #{mouse}"],
+        ["set-option", "-t", target, "mouse", value],
+        ["display-message", "-p", "-t", target, "#{session_id} #{mouse}"],
+      ]), MISSING);
+    const [sessionId, now] = after.split(" ");
+    return { changed: before.split(" ")[1] !== now, sessionId };
+  },
+});
