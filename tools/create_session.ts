@@ -1,0 +1,104 @@
+/** `create_session`: starts a new detached session with one window and pane. */
+
+import { z } from "zod";
+import { ToolError } from "../mcp/errors.ts";
+import { callerPane } from "../mcp/panes.ts";
+import { defineTool } from "../mcp/registry.ts";
+import { paneView, sessionView, windowView } from "../mcp/schemas.ts";
+import {
+  changesTmux,
+  confirmDirectory,
+  directoryArgs,
+  environment,
+  environmentArgs,
+  nameText,
+  splitRecords,
+  startDirectory,
+  unconfirmedNote,
+  withoutValues,
+} from "../mcp/workspace.ts";
+import { isOwnSocket } from "../tmux/client.ts";
+import { escapeFormat } from "../tmux/format.ts";
+import {
+  PANE_FORMAT,
+  parsePanes,
+  parseSessions,
+  parseWindows,
+  SESSION_FORMAT,
+  WINDOW_FORMAT,
+} from "../tmux/views.ts";
+
+const cells = z.int().min(1).max(10_000).nullish();
+
+/** The create_session tool. */
+export const createSession = defineTool({
+  name: "create_session",
+  title: "Create session",
+  description:
+    "Starts a new detached session whose one window runs the default shell, and returns the session, " +
+    "window and pane read back from tmux. Names are taken literally (#{...} and #(...) stay text); tmux " +
+    "stores ':' and '.' in a session name as '_'. Omit name for tmux's next number. environment sets " +
+    "variables for the new shell only. Starts this server's own tmux server when it is not running.",
+  capability: changesTmux("execute", ["change"], { processReach: "configured-process" }),
+  input: z.strictObject({
+    name: nameText().nullish().describe("Session name, taken literally."),
+    windowName: nameText().nullish().describe("Name of the first window, taken literally."),
+    startDirectory,
+    width: cells.describe("Window width in columns (default 80)."),
+    height: cells.describe("Window height in rows (default 24)."),
+    environment,
+  }),
+  output: z.object({
+    session: sessionView,
+    window: windowView,
+    pane: paneView,
+    startDirectoryConfirmed: z.boolean().optional().describe(
+      "With startDirectory: whether the new shell's directory read back as exactly that path.",
+    ),
+  }),
+  async handler(args, ctx) {
+    // A restarted own server must outlive its last session again.
+    if (isOwnSocket(ctx.tmux.socket)) await ctx.tmux.ensureOwnServer();
+    const command = ["new-session", "-d", "-P", "-F", SESSION_FORMAT + WINDOW_FORMAT + PANE_FORMAT];
+    if (args.name) command.push("-s", escapeFormat(args.name));
+    if (args.windowName) command.push("-n", escapeFormat(args.windowName));
+    if (args.width) command.push("-x", String(args.width));
+    if (args.height) command.push("-y", String(args.height));
+    command.push(...directoryArgs(args.startDirectory), ...environmentArgs(args.environment));
+    const output = await withoutValues(
+      [args.name, args.windowName, args.startDirectory, ...Object.values(args.environment ?? {})],
+      () => ctx.tmux.one(command),
+      [[
+        /duplicate session/,
+        new ToolError(
+          "a session with that name already exists (tmux stores ':' and '.' as '_')",
+          "Pick another name, or use the existing session (list_sessions).",
+        ),
+      ]],
+    );
+    ctx.topologyChanged();
+    const [s, w, p] = splitRecords(output, 3);
+    const caller = await callerPane(ctx);
+    const [session] = parseSessions(s);
+    const names = Object.keys(args.environment ?? {});
+    if (names.length > 0) {
+      // new-session -e also stores the variables in the session's environment,
+      // where later windows would inherit them and show-environment would list
+      // them; the first shell already has them, so take them out again.
+      await ctx.tmux.run(
+        names.map((name) => ["set-environment", "-t", session.sessionId, "-u", name]),
+      );
+    }
+    const [window] = parseWindows(w);
+    let [pane] = parsePanes(p, caller);
+    if (!args.startDirectory) return { session, window, pane };
+    const confirmed = await confirmDirectory(ctx, pane, args.startDirectory, caller);
+    pane = confirmed.pane;
+    return { session, window, pane, startDirectoryConfirmed: confirmed.confirmed };
+  },
+  render: (result) =>
+    JSON.stringify(result) +
+    (result.startDirectoryConfirmed === false
+      ? `\n${unconfirmedNote(result.pane.currentPath)}`
+      : ""),
+});

@@ -1,0 +1,101 @@
+/** `create_window`: opens a new window in a session. */
+
+import { z } from "zod";
+import { ToolError } from "../mcp/errors.ts";
+import { callerPane } from "../mcp/panes.ts";
+import { defineTool, type ToolContext } from "../mcp/registry.ts";
+import { paneView, session, windowView } from "../mcp/schemas.ts";
+import {
+  changesTmux,
+  confirmDirectory,
+  directoryArgs,
+  environment,
+  environmentArgs,
+  nameText,
+  splitRecords,
+  startDirectory,
+  unconfirmedNote,
+  withoutValues,
+} from "../mcp/workspace.ts";
+import { escapeFormat } from "../tmux/format.ts";
+import { sessionWindowTarget } from "../tmux/targets.ts";
+import { isNoServer, PANE_FORMAT, parsePanes, parseWindows, WINDOW_FORMAT } from "../tmux/views.ts";
+
+/** The session a window goes to when none is named: the caller's, else the first. */
+async function defaultSession(ctx: ToolContext): Promise<string> {
+  const own = await callerPane(ctx);
+  let output = "";
+  try {
+    output = own
+      ? await ctx.tmux.one([
+        "list-panes",
+        "-a",
+        "-f",
+        `#{==:#{pane_id},${own}}`,
+        "-F",
+        "#{session_id}",
+      ])
+      : await ctx.tmux.one(["list-sessions", "-F", "#{session_id}"]);
+  } catch (error) {
+    if (!isNoServer(error)) throw error;
+  }
+  const first = output.split("\n")[0];
+  if (!first) {
+    throw new ToolError(
+      `no session on ${ctx.tmux.label} to open a window in`,
+      "Create a session first (create_session) or name one with session.",
+    );
+  }
+  return first;
+}
+
+/** The create_window tool. */
+export const createWindow = defineTool({
+  name: "create_window",
+  title: "Create window",
+  description:
+    "Opens a new window running the default shell at the first free index of a session, without " +
+    "changing the session's current window, and returns the window and its pane read back from tmux. " +
+    "Omit session for the session this server runs in, or else the first session. The name is taken " +
+    "literally (#{...} and #(...) stay text). environment sets variables for the new shell only.",
+  capability: changesTmux("execute", ["change"], { processReach: "configured-process" }),
+  input: z.strictObject({
+    session: session.nullish().describe(
+      "A session id or name. Omit for this server's own session, or else the first session.",
+    ),
+    name: nameText().nullish().describe("Window name, taken literally."),
+    startDirectory,
+    environment,
+  }),
+  output: z.object({
+    window: windowView,
+    pane: paneView,
+    startDirectoryConfirmed: z.boolean().optional().describe(
+      "With startDirectory: whether the new shell's directory read back as exactly that path.",
+    ),
+  }),
+  async handler(args, ctx) {
+    const target = sessionWindowTarget(args.session ?? await defaultSession(ctx));
+    const command = ["new-window", "-d", "-t", target, "-P", "-F", WINDOW_FORMAT + PANE_FORMAT];
+    if (args.name) command.push("-n", escapeFormat(args.name));
+    command.push(...directoryArgs(args.startDirectory), ...environmentArgs(args.environment));
+    const output = await withoutValues(
+      [args.name, args.startDirectory, ...Object.values(args.environment ?? {})],
+      () => ctx.tmux.one(command),
+    );
+    ctx.topologyChanged();
+    const [w, p] = splitRecords(output, 2);
+    const caller = await callerPane(ctx);
+    const [window] = parseWindows(w);
+    let [pane] = parsePanes(p, caller);
+    if (!args.startDirectory) return { window, pane };
+    const confirmed = await confirmDirectory(ctx, pane, args.startDirectory, caller);
+    pane = confirmed.pane;
+    return { window, pane, startDirectoryConfirmed: confirmed.confirmed };
+  },
+  render: (result) =>
+    JSON.stringify(result) +
+    (result.startDirectoryConfirmed === false
+      ? `\n${unconfirmedNote(result.pane.currentPath)}`
+      : ""),
+});

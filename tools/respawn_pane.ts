@@ -1,0 +1,80 @@
+/** `respawn_pane`: starts a pane's command again. */
+
+import { z } from "zod";
+import { ToolError } from "../mcp/errors.ts";
+import { callerPane } from "../mcp/panes.ts";
+import { defineTool } from "../mcp/registry.ts";
+import { paneId, paneView } from "../mcp/schemas.ts";
+import {
+  changesTmux,
+  confirmDirectory,
+  directoryArgs,
+  startDirectory,
+  unconfirmedNote,
+  withoutValues,
+} from "../mcp/workspace.ts";
+import { paneTarget } from "../tmux/targets.ts";
+import { getPane, listPanesCommand, noSuch, parsePanes } from "../tmux/views.ts";
+
+function stillRunning(): ToolError {
+  return new ToolError(
+    "the pane's program is still running",
+    "Pass killFirst: true to end it and start the pane's command again, or use another pane.",
+  );
+}
+
+/** The respawn_pane tool. */
+export const respawnPane = defineTool({
+  name: "respawn_pane",
+  title: "Respawn pane",
+  description:
+    "Starts a pane's command (usually the default shell) again in the same pane, typically after it " +
+    "exited and the pane stayed open as dead. A pane whose program still runs is refused unless " +
+    "killFirst is true, which ends that program first. Refuses the pane this server runs in. Returns " +
+    "the pane read back, with the new process id.",
+  capability: changesTmux("execute", ["change", "delete"], { processReach: "configured-process" }),
+  input: z.strictObject({
+    paneId,
+    killFirst: z.boolean().default(false).describe(
+      "End the program still running in the pane first (it gets SIGHUP).",
+    ),
+    startDirectory,
+  }),
+  output: z.object({
+    pane: paneView,
+    startDirectoryConfirmed: z.boolean().optional().describe(
+      "With startDirectory: whether the new process's directory read back as exactly that path.",
+    ),
+  }),
+  async handler(args, ctx) {
+    if (await ctx.caller.guardedPane(ctx.tmux) === args.paneId) {
+      throw new ToolError(
+        `pane ${args.paneId} is the pane this server runs in; respawning it would end the agent's own terminal`,
+        "Respawn another pane.",
+      );
+    }
+    const caller = await callerPane(ctx);
+    if (!args.killFirst && !(await getPane(ctx.tmux, args.paneId, caller)).dead) {
+      throw stillRunning();
+    }
+    const command = ["respawn-pane", "-t", paneTarget(args.paneId)];
+    if (args.killFirst) command.push("-k");
+    command.push(...directoryArgs(args.startDirectory));
+    const [, output] = await withoutValues(
+      [args.startDirectory],
+      () => ctx.tmux.run([command, listPanesCommand({ kind: "pane", paneId: args.paneId })]),
+      // tmux says "respawn pane failed: pane … still active" when the pane came back to life meanwhile.
+      [[/still active|respawn pane failed/, stillRunning()]],
+    );
+    const [pane] = parsePanes(output, caller);
+    if (!pane) throw noSuch("pane");
+    if (!args.startDirectory) return { pane };
+    const confirmed = await confirmDirectory(ctx, pane, args.startDirectory, caller);
+    return { pane: confirmed.pane, startDirectoryConfirmed: confirmed.confirmed };
+  },
+  render: (result) =>
+    JSON.stringify(result) +
+    (result.startDirectoryConfirmed === false
+      ? `\n${unconfirmedNote(result.pane.currentPath)}`
+      : ""),
+});

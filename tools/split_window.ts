@@ -1,0 +1,90 @@
+/** `split_window`: splits a pane to make a new one beside it. */
+
+import { z } from "zod";
+import { ToolError } from "../mcp/errors.ts";
+import { callerPane } from "../mcp/panes.ts";
+import { defineTool } from "../mcp/registry.ts";
+import { paneId, paneView } from "../mcp/schemas.ts";
+import {
+  changesTmux,
+  confirmDirectory,
+  directoryArgs,
+  environment,
+  environmentArgs,
+  startDirectory,
+  unconfirmedNote,
+  withoutValues,
+} from "../mcp/workspace.ts";
+import { paneTarget } from "../tmux/targets.ts";
+import { PANE_FORMAT, parsePanes } from "../tmux/views.ts";
+
+const DIRECTION = {
+  Above: ["-v", "-b"],
+  Below: ["-v"],
+  Left: ["-h", "-b"],
+  Right: ["-h"],
+} as const;
+
+/** The split_window tool. */
+export const splitWindow = defineTool({
+  name: "split_window",
+  title: "Split window",
+  description:
+    "Splits a pane and starts the default shell in the new pane, placed Above, Below (default), Left or " +
+    "Right of it, taking percentage of the split pane's space (else half). The active pane does not " +
+    "change. Returns the new pane read back from tmux. environment sets variables for the new shell only.",
+  capability: changesTmux("execute", ["change"], { processReach: "configured-process" }),
+  input: z.strictObject({
+    paneId: paneId.describe("The pane to split."),
+    direction: z.enum(["Above", "Below", "Left", "Right"]).default("Below").describe(
+      "Where the new pane goes relative to paneId.",
+    ),
+    percentage: z.int().min(1).max(99).nullish().describe(
+      "Share of the split pane's space for the new pane. Omit for half.",
+    ),
+    startDirectory,
+    environment,
+  }),
+  output: z.object({
+    pane: paneView,
+    startDirectoryConfirmed: z.boolean().optional().describe(
+      "With startDirectory: whether the new shell's directory read back as exactly that path.",
+    ),
+  }),
+  async handler(args, ctx) {
+    const command = [
+      "split-window",
+      "-d",
+      "-t",
+      paneTarget(args.paneId),
+      ...DIRECTION[args.direction],
+      "-P",
+      "-F",
+      PANE_FORMAT,
+    ];
+    if (args.percentage) command.push("-l", `${args.percentage}%`);
+    command.push(...directoryArgs(args.startDirectory), ...environmentArgs(args.environment));
+    const output = await withoutValues(
+      [args.startDirectory, ...Object.values(args.environment ?? {})],
+      () => ctx.tmux.one(command),
+      [[
+        /no space for new pane|size missing|too small/,
+        new ToolError(
+          "the pane is too small to split",
+          "Make room first (resize_pane, select_layout or kill_pane) or split a larger pane.",
+        ),
+      ]],
+    );
+    ctx.topologyChanged();
+    const caller = await callerPane(ctx);
+    const [pane] = parsePanes(output, caller);
+    if (!args.startDirectory) return { pane };
+    const confirmed = await confirmDirectory(ctx, pane, args.startDirectory, caller);
+    return { pane: confirmed.pane, startDirectoryConfirmed: confirmed.confirmed };
+  },
+  render: (result) =>
+    JSON.stringify(result) +
+    (result.startDirectoryConfirmed === false
+      ? `\n${unconfirmedNote(result.pane.currentPath)}`
+      : ""),
+});
