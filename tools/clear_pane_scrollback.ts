@@ -1,0 +1,36 @@
+/** `clear_pane_scrollback`: drops a pane's history above the visible screen. */
+
+import { z } from "zod";
+import { callerPane } from "../mcp/panes.ts";
+import { defineTool } from "../mcp/registry.ts";
+import { paneId, paneView } from "../mcp/schemas.ts";
+import { readRows, refuseCaller } from "../mcp/teardown.ts";
+import { changesTmux } from "../mcp/workspace.ts";
+import { paneTarget } from "../tmux/targets.ts";
+import { listPanesCommand, noSuch, parsePanes } from "../tmux/views.ts";
+
+/** The clear_pane_scrollback tool. */
+export const clearPaneScrollback = defineTool({
+  name: "clear_pane_scrollback",
+  title: "Clear pane scrollback",
+  description:
+    "Deletes a pane's scrollback history (the lines above the visible screen) for good; the visible " +
+    "screen and the running program are untouched. Returns the pane, its historySize read back. " +
+    "Refuses the pane this server runs in.",
+  capability: changesTmux("teardown", ["delete"]),
+  input: z.strictObject({ paneId }),
+  output: z.object({ pane: paneView }),
+  async handler(args, ctx) {
+    const { rows } = await readRows(ctx.tmux, ["list-panes", "-t", paneTarget(args.paneId)]);
+    const own = rows.filter((row) => row.paneId === args.paneId);
+    if (own.length === 0) throw noSuch("pane");
+    await refuseCaller(ctx, own, `pane ${args.paneId}`);
+    const [, output] = await ctx.tmux.run([
+      ["clear-history", "-t", paneTarget(args.paneId)],
+      listPanesCommand({ kind: "pane", paneId: args.paneId }),
+    ]);
+    const [pane] = parsePanes(output, await callerPane(ctx));
+    if (!pane) throw noSuch("pane");
+    return { pane };
+  },
+});

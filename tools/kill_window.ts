@@ -1,0 +1,45 @@
+/** `kill_window`: closes one window and ends every pane in it. */
+
+import { z } from "zod";
+import { defineTool } from "../mcp/registry.ts";
+import { windowId } from "../mcp/schemas.ts";
+import {
+  cascade,
+  keepOwnServerAlive,
+  killedOutput,
+  readRows,
+  refuseCaller,
+  renderKilled,
+} from "../mcp/teardown.ts";
+import { changesTmux } from "../mcp/workspace.ts";
+import { windowTarget } from "../tmux/targets.ts";
+
+/** The kill_window tool. */
+export const killWindow = defineTool({
+  name: "kill_window",
+  title: "Kill window",
+  description:
+    "Closes one window, ending every program in its panes, and removes it from every session it " +
+    "is linked into; a session ends with its last window. The result lists everything that went. " +
+    "Other windows are untouched. Refuses the window holding the pane this server runs in.",
+  capability: changesTmux("teardown", ["delete"]),
+  input: z.strictObject({ windowId }),
+  output: killedOutput,
+  async handler(args, ctx) {
+    // list-panes -t @N fails for a window that does not exist.
+    const { rows } = await readRows(ctx.tmux, ["list-panes", "-t", windowTarget(args.windowId)]);
+    await refuseCaller(
+      ctx,
+      rows.filter((row) => row.windowId === args.windowId),
+      `window ${args.windowId}`,
+    );
+    const killed = cascade(rows, { windowId: args.windowId });
+    await ctx.tmux.run([
+      ...keepOwnServerAlive(ctx.tmux),
+      ["kill-window", "-t", windowTarget(args.windowId)],
+    ]);
+    ctx.topologyChanged();
+    return { killed };
+  },
+  render: renderKilled,
+});
