@@ -1,0 +1,247 @@
+/**
+ * Teardown over stdio against a real tmux: what each kill removes, the
+ * refusals that protect the pane this server runs in, and the own tmux
+ * server outliving its last session.
+ *
+ * @module
+ */
+
+import { ResourceListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
+import { type Session, startServer, tmuxAt, TmuxFixture } from "./harness.ts";
+
+type Killed = { killed: { sessionIds: string[]; windowIds: string[]; paneIds: string[] } };
+/** Failure bound of anything a test waits for; never a synchronisation device. */
+const BOUND_MS = 20_000;
+
+/** Runs `body` with a fresh fixture and a server on it, whose env `env` builds. */
+function withServer(
+  name: string,
+  body: (fx: TmuxFixture, s: Session) => Promise<void>,
+  options: {
+    transports?: readonly ("control" | "process")[];
+    env?: (fx: TmuxFixture, pane: string) => Record<string, string>;
+  } = {},
+) {
+  for (const transport of options.transports ?? ["control", "process"]) {
+    Deno.test(`${name} [${transport}]`, async () => {
+      const fx = await TmuxFixture.start();
+      let s: Session | undefined;
+      try {
+        const pane = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
+        s = await startServer(fx.socketPath, {
+          // The fixture is a user's server (-S): teardown is not on by default there.
+          args: ["--transport", transport, "--toolsets", "inspect,manage,execute,teardown"],
+          env: options.env?.(fx, pane),
+        });
+        await body(fx, s);
+      } finally {
+        await s?.close();
+        await fx.close();
+      }
+    });
+  }
+}
+
+/** Every `session window pane` row tmux lists, sorted. */
+async function topology(fx: TmuxFixture): Promise<string[]> {
+  try {
+    return (await fx.tmux("list-panes", "-a", "-F", "#{session_id} #{window_id} #{pane_id}"))
+      .split("\n").sort();
+  } catch {
+    return [];
+  }
+}
+
+async function ids(fx: TmuxFixture, format: string, target: string): Promise<string> {
+  return await fx.tmux("display-message", "-p", "-t", target, format);
+}
+
+withServer("kill_window leaves the session and its other windows intact", async (fx, s) => {
+  const main = await ids(fx, "#{session_id}", "main");
+  const w0 = await ids(fx, "#{window_id}", "main");
+  const p0 = await ids(fx, "#{pane_id}", "main");
+  const w1 = await fx.tmux("new-window", "-d", "-t", "main:", "-P", "-F", "#{window_id}");
+  const p1 = await ids(fx, "#{pane_id}", w1);
+  const p2 = await fx.tmux("split-window", "-d", "-t", w1, "-P", "-F", "#{pane_id}");
+  const w2 = await fx.tmux("new-window", "-d", "-t", "main:", "-P", "-F", "#{window_id}");
+  const p3 = await ids(fx, "#{pane_id}", w2);
+  const listChanged = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("no list_changed notification")), BOUND_MS);
+    s.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  const r = await s.ok<Killed>("kill_window", { windowId: w1 });
+  assertEquals(r.killed, { sessionIds: [], windowIds: [w1], paneIds: [p1, p2] });
+  assertEquals(await topology(fx), [`${main} ${w0} ${p0}`, `${main} ${w2} ${p3}`].sort());
+  await listChanged;
+  const again = await s.fails("kill_window", { windowId: w1 });
+  assertStringIncludes(again, "no such window");
+  assertStringIncludes(await s.fails("kill_window", { windowId: "1" }), "window id");
+});
+
+withServer(
+  "kill_pane removes one pane; the last pane takes its window and session",
+  async (fx, s) => {
+    const main = await ids(fx, "#{session_id}", "main");
+    const w0 = await ids(fx, "#{window_id}", "main");
+    const p0 = await ids(fx, "#{pane_id}", "main");
+    const p1 = await fx.tmux("split-window", "-d", "-t", p0, "-P", "-F", "#{pane_id}");
+    const one = await s.ok<Killed>("kill_pane", { paneId: p1 });
+    assertEquals(one.killed, { sessionIds: [], windowIds: [], paneIds: [p1] });
+    assertEquals(await topology(fx), [`${main} ${w0} ${p0}`]);
+    const other = await fx.tmux(
+      "new-session",
+      "-d",
+      "-s",
+      "other",
+      "-P",
+      "-F",
+      "#{session_id} #{window_id} #{pane_id}",
+    );
+    const [os, ow, op] = other.split(" ");
+    const last = await s.ok<Killed>("kill_pane", { paneId: op });
+    assertEquals(last.killed, { sessionIds: [os], windowIds: [ow], paneIds: [op] });
+    assertEquals(await topology(fx), [`${main} ${w0} ${p0}`]);
+    assertStringIncludes(await s.fails("kill_pane", { paneId: op }), "no such pane");
+    assertStringIncludes(await s.fails("kill_pane", { paneId: "%abc" }), "pane id");
+  },
+);
+
+withServer("kill_session ends one session; windows linked elsewhere survive", async (fx, s) => {
+  const main = await ids(fx, "#{session_id}", "main");
+  const w0 = await ids(fx, "#{window_id}", "main");
+  const p0 = await ids(fx, "#{pane_id}", "main");
+  const made = await fx.tmux(
+    "new-session",
+    "-d",
+    "-s",
+    "doomed #1",
+    "-P",
+    "-F",
+    "#{session_id} #{window_id} #{pane_id}",
+  );
+  const [ds, dw, dp] = made.split(" ");
+  const dw2 = await fx.tmux("new-window", "-d", "-t", `${ds}:`, "-P", "-F", "#{window_id}");
+  const dp2 = await ids(fx, "#{pane_id}", dw2);
+  // w0 is linked into the doomed session too: it must survive in main.
+  await fx.tmux("link-window", "-d", "-s", w0, "-t", `${ds}:9`);
+  const r = await s.ok<Killed>("kill_session", { session: "doomed #1" });
+  assertEquals(r.killed, { sessionIds: [ds], windowIds: [dw, dw2], paneIds: [dp, dp2] });
+  assertEquals(await topology(fx), [`${main} ${w0} ${p0}`]);
+  // The first session (where a control client attaches) can go too; the server answers on.
+  const next = await fx.tmux("new-session", "-d", "-s", "next", "-P", "-F", "#{session_id}");
+  const first = await s.ok<Killed>("kill_session", { session: main });
+  assertEquals(first.killed.sessionIds, [main]);
+  const { sessions } = await s.ok<{ sessions: { sessionId: string }[] }>("list_sessions");
+  assertEquals(sessions.map((x) => x.sessionId), [next]);
+  assertStringIncludes(await s.fails("kill_session", { session: "doomed #1" }), "no such session");
+  assertStringIncludes(await s.fails("kill_session", { session: "$999" }), "no such session");
+});
+
+withServer("clear_pane_scrollback empties the history and keeps the pane", async (fx, s) => {
+  const pane = await ids(fx, "#{pane_id}", "main");
+  await fx.runInPane(pane, "seq 1 300");
+  assert(Number(await ids(fx, "#{history_size}", pane)) > 200, "history to clear");
+  const r = await s.ok<{ pane: { paneId: string; historySize: number } }>("clear_pane_scrollback", {
+    paneId: pane,
+  });
+  assertEquals([r.pane.paneId, r.pane.historySize], [pane, 0]);
+  assertEquals(await ids(fx, "#{history_size}", pane), "0");
+  assertStringIncludes(await s.fails("clear_pane_scrollback", { paneId: "%999" }), "no such pane");
+});
+
+/** The caller's pane is `main`'s first pane, on the fixture's own socket. */
+const callerEnv = (fx: TmuxFixture, pane: string) => ({
+  TMUX: `${fx.socketPath},1,0`,
+  TMUX_PANE: pane,
+});
+
+withServer("teardown refuses every target holding the caller's pane", async (fx, s) => {
+  const caller = await ids(fx, "#{pane_id}", "main");
+  const window = await ids(fx, "#{window_id}", "main");
+  const sibling = await fx.tmux("split-window", "-d", "-t", caller, "-P", "-F", "#{pane_id}");
+  const spare = await fx.tmux("new-window", "-d", "-t", "main:5", "-P", "-F", "#{window_id}");
+  const before = await topology(fx);
+  const refusals: [string, Record<string, unknown>][] = [
+    ["kill_pane", { paneId: caller }],
+    ["kill_window", { windowId: window }],
+    ["kill_session", { session: "main" }],
+    ["clear_pane_scrollback", { paneId: caller }],
+    ["respawn_pane", { paneId: caller, killFirst: true }],
+  ];
+  for (const [tool, args] of refusals) {
+    const text = await s.fails(tool, args);
+    assertStringIncludes(text, caller, `${tool} names the pane`);
+    assertStringIncludes(text, "this server runs in", tool);
+  }
+  // move_window would kill the caller's window at the destination index.
+  await fx.tmux("move-window", "-s", window, "-t", "main:3");
+  const moved = await s.fails("move_window", {
+    windowId: spare,
+    destinationIndex: 3,
+    replaceExisting: true,
+  });
+  assertStringIncludes(moved, caller);
+  await fx.tmux("move-window", "-s", window, "-t", "main:0");
+  assertEquals(await topology(fx), before, "nothing was destroyed");
+  // Other targets stay allowed, and the result shows the caller.
+  const { pane } = await s.ok<{ pane: { isCaller: boolean } }>("get_pane_info", { paneId: caller });
+  assertEquals(pane.isCaller, true);
+  assertEquals((await s.ok<Killed>("kill_pane", { paneId: sibling })).killed.paneIds, [sibling]);
+  assertEquals((await s.ok<Killed>("kill_window", { windowId: spare })).killed.windowIds, [spare]);
+}, { env: callerEnv });
+
+withServer("no refusal when TMUX names another tmux server", async (fx, s) => {
+  const pane = await ids(fx, "#{pane_id}", "main");
+  const window = await ids(fx, "#{window_id}", "main");
+  await fx.tmux("new-session", "-d", "-s", "keep");
+  const r = await s.ok<Killed>("kill_window", { windowId: window });
+  assertEquals(r.killed.paneIds, [pane]);
+}, {
+  env: (fx, pane) => ({ TMUX: `${fx.dir}/another.sock,1,0`, TMUX_PANE: pane }),
+});
+
+withServer("a malformed TMUX with TMUX_PANE still protects that pane", async (fx, s) => {
+  const pane = await ids(fx, "#{pane_id}", "main");
+  assertStringIncludes(await s.fails("kill_pane", { paneId: pane }), pane);
+  assertStringIncludes(await s.fails("kill_session", { session: "main" }), pane);
+}, {
+  env: (_fx, pane) => ({ TMUX: "not-a-tmux-value", TMUX_PANE: pane }),
+  transports: ["control"],
+});
+
+Deno.test("the own libtmux-mcp server outlives its last session, also after a restart", async () => {
+  // TMUX_TMPDIR puts the own socket (-L libtmux-mcp) in a private directory,
+  // so the user's real default socket is never touched.
+  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-own-" });
+  let s: Session | undefined;
+  let socket = "";
+  try {
+    s = await startServer(null, { env: { TMUX_TMPDIR: dir } });
+    const found: string[] = [];
+    for await (const entry of Deno.readDir(dir)) found.push(entry.name);
+    const sub = found.find((name) => name.startsWith("tmux-"));
+    assert(sub, `a tmux socket directory in ${dir}: ${found}`);
+    socket = `${dir}/${sub}/libtmux-mcp`;
+    for (const round of [1, 2]) {
+      const { session } = await s.ok<{ session: { sessionId: string } }>("create_session", {
+        name: `agent${round}`,
+      });
+      // create_session itself keeps a (re)started own server alive.
+      assertEquals(await tmuxAt(socket, "show-options", "-sv", "exit-empty"), "off");
+      const r = await s.ok<Killed>("kill_session", { session: session.sessionId });
+      assertEquals(r.killed.sessionIds, [session.sessionId]);
+      assertEquals(await tmuxAt(socket, "list-sessions"), "", `round ${round}: server up, empty`);
+      assertEquals(await tmuxAt(socket, "show-options", "-sv", "exit-empty"), "off");
+      // A restarted own server must be kept alive too: end it behind the server's back.
+      await tmuxAt(socket, "kill-server");
+    }
+  } finally {
+    await s?.close();
+    if (socket) await tmuxAt(socket, "kill-server").catch(() => {});
+    await Deno.remove(dir, { recursive: true });
+  }
+});
