@@ -113,6 +113,29 @@ Deno.test("deno.json: the server permission set allows tmux and named variables,
   const env = set.env as string[];
   assertEquals(new Set(env).size, env.length, "env names are listed once");
   assertEquals([...env].sort(), [...SERVER_ENV_NAMES].sort(), "env: exactly what the server reads");
+  // A variable read anywhere in the server but missing from the set would be
+  // silently invisible under the sandbox: scan the sources for every name.
+  const sources = [
+    "main.ts",
+    ...["mcp", "tmux", "tools"].flatMap((dir) =>
+      Array.from(Deno.readDirSync(`${ROOT}${dir}`))
+        .filter((entry) => entry.name.endsWith(".ts"))
+        .map((entry) => `${dir}/${entry.name}`)
+    ),
+  ];
+  const seen = new Set<string>();
+  for (const file of sources) {
+    const text = Deno.readTextFileSync(`${ROOT}${file}`);
+    const named = [
+      ...text.matchAll(/(?:readEnv|Deno\.env\.get)\(\s*"([A-Za-z_][A-Za-z0-9_]*)"/g),
+      ...text.matchAll(/"(LIBTMUX_[A-Z_]+)"/g),
+    ].map((match) => match[1]);
+    for (const name of named) {
+      seen.add(name);
+      assert(env.includes(name), `${file} reads ${name}, which the permission set does not allow`);
+    }
+  }
+  assert(seen.has("TMUX") && seen.has("LIBTMUX_SOCKET"), "the scan found the known reads");
 });
 
 Deno.test("deno.json: start and every compile task use the one permission set", () => {
