@@ -217,10 +217,14 @@ class ControlClient {
     return this.child.pid;
   }
 
-  /** True while requests can be sent: attached and not blocked by an abandoned one. */
+  /** True while attached and not ending (its session, the server or close()). */
+  get live(): boolean {
+    return this.#alive && !this.#closing && !this.#dying && this.sessionId !== undefined;
+  }
+
+  /** True while requests can be sent: live and not blocked by an abandoned one. */
   get usable(): boolean {
-    return this.#alive && !this.#closing && !this.#dying && this.sessionId !== undefined &&
-      !this.#pending.some((r) => r.abandoned);
+    return this.live && !this.#pending.some((r) => r.abandoned);
   }
 
   /**
@@ -502,14 +506,14 @@ export class ControlTransport implements Transport {
     return { ...this.#stats };
   }
 
-  /** The session the control client is attached to, if any. */
+  /** The session the control client is attached to, if one is attached. */
   get attachedSession(): string | undefined {
-    return this.#client?.sessionId;
+    return this.#client?.live ? this.#client.sessionId : undefined;
   }
 
   /** The process id of the control client, if one is attached. */
   get clientPid(): number | undefined {
-    return this.#client?.pid;
+    return this.#client?.live ? this.#client.pid : undefined;
   }
 
   /**
@@ -544,7 +548,7 @@ export class ControlTransport implements Transport {
    */
   connect(): Promise<boolean> {
     if (this.#closing) return Promise.resolve(false);
-    if (this.#client) return Promise.resolve(true);
+    if (this.#client?.live) return Promise.resolve(true);
     this.#connecting ??= this.#attach().finally(() => (this.#connecting = undefined));
     return this.#connecting;
   }
@@ -562,6 +566,9 @@ export class ControlTransport implements Transport {
   async #attach(): Promise<boolean> {
     let client: ControlClient | undefined;
     try {
+      // A client that is ending (its session or server went away) is waited
+      // for: its end clears the slot for the new one.
+      await this.#client?.done;
       const [ids] = await this.#fallback.run([["list-sessions", "-F", "#{session_id}"]], {
         timeoutMs: ATTACH_TIMEOUT_MS,
       });
