@@ -1,0 +1,462 @@
+/**
+ * Read-tool latency, processes per call, start-up and memory, for both
+ * transports in the same run (issue 3's goals), printed as markdown.
+ *
+ * A private tmux server (socket in a temp dir, `-f /dev/null`) holds
+ * 4 sessions × 4 windows × 2 panes running the fixture shell; one pane has
+ * 2,000 lines of history. The MCP server is driven over stdio by the SDK
+ * client, as a client would, with the start task's command line from deno.json.
+ *
+ * - Latency: 200 timed calls per tool per transport after warm-up, measured
+ *   at the client (request written to answer parsed, output-schema check
+ *   included). The two servers run side by side and calls alternate between
+ *   them, so machine load hits both alike and the ratio compares like with like.
+ * - Processes per call: a second pair of servers runs with `--tmux` set to a
+ *   wrapper script that appends a line to a counter file and `exec`s the real
+ *   tmux (granted with one extra `--allow-run=<wrapper>`). Latency is never
+ *   measured through the wrapper: its own `sh` start would slow process mode.
+ * - Start-up: spawn to the `initialize` answer, median of 10 after a warm-up.
+ * - Memory: VmRSS of the server process after its 10th and 1,000th tool call.
+ *
+ * Usage: deno task bench [calls-per-tool]
+ *
+ * @module
+ */
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { FIXTURE_SHELL, startCommand, TmuxFixture } from "../tests/harness.ts";
+
+const ROOT = new URL("../", import.meta.url).pathname;
+const CALLS = Number(Deno.args[0] ?? 200);
+const WARMUP = 10;
+const COUNTED_CALLS = 20;
+const STARTUP_RUNS = 10;
+const SESSIONS = 4;
+const WINDOWS = 4;
+const HISTORY_LINES = 2000;
+const TRANSPORTS = ["control", "process"] as const;
+type Mode = typeof TRANSPORTS[number];
+
+/** One MCP server process and its client. */
+interface Server {
+  client: Client;
+  pid: number;
+  calls: number;
+  /** VmRSS in KiB, sampled after the call with that number. */
+  rss: Map<number, number>;
+  close(): Promise<void>;
+}
+
+const RSS_SAMPLES = [10, 1000];
+
+/**
+ * Reads a /proc file through `cat`: Deno refuses /proc reads to anything
+ * short of --allow-all, and the bench should not need that.
+ */
+async function readProc(path: string): Promise<string> {
+  const out = await new Deno.Command("cat", { args: [path], stdout: "piped" }).output();
+  if (out.code !== 0) throw new Error(`cannot read ${path}`);
+  return new TextDecoder().decode(out.stdout);
+}
+
+async function rssKiB(pid: number): Promise<number> {
+  const status = await readProc(`/proc/${pid}/status`);
+  const match = status.match(/^VmRSS:\s+(\d+) kB$/m);
+  if (!match) throw new Error(`no VmRSS in /proc/${pid}/status`);
+  return Number(match[1]);
+}
+
+/** Spawns the server with the start task's flags (plus `extraFlags` before main.ts). */
+async function spawnServer(
+  socketPath: string,
+  args: string[],
+  extraFlags: string[] = [],
+): Promise<Server> {
+  const [command, ...flags] = startCommand();
+  const at = flags.indexOf("main.ts");
+  const transport = new StdioClientTransport({
+    command,
+    args: [
+      ...flags.slice(0, at),
+      ...extraFlags,
+      `${ROOT}main.ts`,
+      ...flags.slice(at + 1),
+      "-S",
+      socketPath,
+      ...args,
+    ],
+    cwd: ROOT,
+    env: {
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      HOME: Deno.env.get("HOME") ?? "/tmp",
+    },
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Uint8Array) => (stderr += new TextDecoder().decode(chunk)));
+  const client = new Client({ name: "tools-bench", version: "0" });
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    throw new Error(`server did not start: ${error}\n${stderr}`);
+  }
+  return {
+    client,
+    pid: transport.pid!,
+    calls: 0,
+    rss: new Map(),
+    close: () => client.close(),
+  };
+}
+
+/** Calls a tool; throws on an error result. Resolves with the client-side latency in ms. */
+async function timedCall(server: Server, name: string, args: Record<string, unknown>) {
+  const began = performance.now();
+  const result = await server.client.callTool({ name, arguments: args }) as CallToolResult;
+  const elapsed = performance.now() - began;
+  if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
+  server.calls++;
+  if (RSS_SAMPLES.includes(server.calls)) server.rss.set(server.calls, await rssKiB(server.pid));
+  return elapsed;
+}
+
+function quantile(samples: number[], q: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  // Nearest rank: the smallest sample with at least q of all samples at or below it.
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+}
+
+function median(samples: number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+async function loadAverage(): Promise<string> {
+  const text = await readProc("/proc/loadavg");
+  return text.split(" ").slice(0, 3).join(", ");
+}
+
+/** Builds the topology in one tmux process; resolves with every pane id, session by session. */
+async function buildTopology(fixture: TmuxFixture): Promise<string[]> {
+  const args = [
+    "start-server",
+    ";",
+    "set-option",
+    "-g",
+    "default-command",
+    FIXTURE_SHELL,
+    ";",
+    // history-limit applies to panes created after it is set.
+    "set-option",
+    "-g",
+    "history-limit",
+    "10000",
+  ];
+  for (let s = 0; s < SESSIONS; s++) {
+    const name = `bench${s}`;
+    args.push(";", "new-session", "-d", "-s", name, "-x", "160", "-y", "48");
+    for (let w = 1; w < WINDOWS; w++) args.push(";", "new-window", "-d", "-t", `=${name}:`);
+    for (let w = 0; w < WINDOWS; w++) args.push(";", "split-window", "-d", "-t", `=${name}:${w}`);
+  }
+  await fixture.tmux(...args);
+  return (await fixture.tmux("list-panes", "-a", "-F", "#{pane_id}")).split("\n");
+}
+
+/** Prints numbered lines into `pane` until its history holds HISTORY_LINES lines. */
+async function fillHistory(fixture: TmuxFixture, pane: string): Promise<number> {
+  const height = Number(await fixture.tmux("display-message", "-p", "-t", pane, "#{pane_height}"));
+  await fixture.runInPane(pane, `seq -f 'history line %g' 1 ${HISTORY_LINES + height}`);
+  const size = Number(await fixture.tmux("display-message", "-p", "-t", pane, "#{history_size}"));
+  if (size < HISTORY_LINES) throw new Error(`history holds ${size} lines, not ${HISTORY_LINES}`);
+  return size;
+}
+
+/** Writes the counting wrapper: one line per tmux process started, then the real tmux. */
+async function writeWrapper(dir: string): Promise<{ wrapper: string; counter: string }> {
+  const real = await new Deno.Command("sh", {
+    args: ["-c", "command -v tmux"],
+    stdout: "piped",
+  }).output();
+  const tmuxPath = new TextDecoder().decode(real.stdout).trim();
+  if (!tmuxPath.startsWith("/")) throw new Error("tmux not found on PATH");
+  const wrapper = `${dir}/tmux-counting`;
+  const counter = `${dir}/tmux-processes`;
+  await Deno.writeTextFile(counter, "");
+  await Deno.writeTextFile(
+    wrapper,
+    `#!/bin/sh\necho x >> '${counter}'\nexec '${tmuxPath}' "$@"\n`,
+  );
+  await Deno.chmod(wrapper, 0o755);
+  return { wrapper, counter };
+}
+
+async function countLines(path: string): Promise<number> {
+  return (await Deno.readTextFile(path)).split("\n").filter((l) => l !== "").length;
+}
+
+async function startupMs(socketPath: string, mode: Mode): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i <= STARTUP_RUNS; i++) {
+    const began = performance.now();
+    const server = await spawnServer(socketPath, ["--transport", mode]);
+    const elapsed = performance.now() - began;
+    await server.close();
+    if (i > 0) samples.push(elapsed); // the first run warms the module cache
+  }
+  return samples;
+}
+
+/** One benchmarked workload: a tool and the arguments of its i-th call. */
+interface Workload {
+  label: string;
+  tool: string;
+  args: (i: number) => Record<string, unknown>;
+  /** Counted against the read-tool goals (≤ 3 ms p50, ≤ 10 ms p95). */
+  readGoal: boolean;
+  batchGoal?: boolean;
+}
+
+function workloads(panes: string[], windows: string[], historyPane: string): Workload[] {
+  const pane = (i: number) => panes[i % panes.length];
+  const reads = ["get_pane_info", "capture_pane", "snapshot_pane", "list_panes"];
+  return [
+    { label: "list_panes (all 32)", tool: "list_panes", args: () => ({}), readGoal: true },
+    {
+      label: "get_pane_info",
+      tool: "get_pane_info",
+      args: (i) => ({ paneId: pane(i) }),
+      readGoal: true,
+    },
+    {
+      label: "capture_pane (screen)",
+      tool: "capture_pane",
+      args: () => ({ paneId: historyPane }),
+      readGoal: true,
+    },
+    {
+      label: "snapshot_pane",
+      tool: "snapshot_pane",
+      args: (i) => ({ paneId: pane(i) }),
+      readGoal: true,
+    },
+    {
+      label: "call_read_tools_batch (16 reads)",
+      tool: "call_read_tools_batch",
+      args: (i) => ({
+        operations: Array.from({ length: 16 }, (_, j) => {
+          const tool = reads[j % reads.length];
+          const target = pane(i + j);
+          return {
+            tool,
+            arguments: tool === "list_panes"
+              ? { windowId: windows[(i + j) % windows.length] }
+              : { paneId: target },
+          };
+        }),
+      }),
+      readGoal: false,
+      batchGoal: true,
+    },
+    {
+      label: `capture_pane (${HISTORY_LINES}-line history)`,
+      tool: "capture_pane",
+      args: () => ({ paneId: historyPane, includeHistory: true, maxLines: HISTORY_LINES }),
+      readGoal: false,
+    },
+  ];
+}
+
+interface Figures {
+  p50: number;
+  p95: number;
+  perCall: number;
+}
+
+const fmt = (ms: number) => ms.toFixed(2);
+
+async function main() {
+  const loadBefore = await loadAverage();
+  const fixture = await TmuxFixture.empty();
+  const servers: Server[] = [];
+  try {
+    const panes = await buildTopology(fixture);
+    const windows = (await fixture.tmux("list-windows", "-a", "-F", "#{window_id}")).split("\n");
+    const historyPane = panes[0];
+    const historySize = await fillHistory(fixture, historyPane);
+    const { wrapper, counter } = await writeWrapper(fixture.dir);
+    const jobs = workloads(panes, windows, historyPane);
+
+    // Latency: the shipped command line, both transports alive, calls alternating.
+    const timed: Record<Mode, Server> = {
+      control: await spawnServer(fixture.socketPath, ["--transport", "control"]),
+      process: await spawnServer(fixture.socketPath, ["--transport", "process"]),
+    };
+    servers.push(timed.control, timed.process);
+    const results = new Map<string, Record<Mode, Figures>>();
+    for (const job of jobs) {
+      const samples: Record<Mode, number[]> = { control: [], process: [] };
+      for (let i = 0; i < WARMUP + CALLS; i++) {
+        for (const mode of TRANSPORTS) {
+          const ms = await timedCall(timed[mode], job.tool, job.args(i));
+          if (i >= WARMUP) samples[mode].push(ms);
+        }
+      }
+      results.set(job.label, {
+        control: { p50: median(samples.control), p95: quantile(samples.control, 0.95), perCall: 0 },
+        process: { p50: median(samples.process), p95: quantile(samples.process, 0.95), perCall: 0 },
+      });
+    }
+    const rss = Object.fromEntries(
+      TRANSPORTS.map((mode) => [mode, { ...Object.fromEntries(timed[mode].rss) }]),
+    ) as Record<Mode, Record<number, number>>;
+    const totalCalls = { control: timed.control.calls, process: timed.process.calls };
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+
+    // Processes per call: the same calls through the counting wrapper.
+    for (const mode of TRANSPORTS) {
+      const server = await spawnServer(
+        fixture.socketPath,
+        ["--transport", mode, "--tmux", wrapper],
+        [`--allow-run=${wrapper}`],
+      );
+      servers.push(server);
+      for (const job of jobs) {
+        for (let i = 0; i < WARMUP; i++) await timedCall(server, job.tool, job.args(i));
+        const before = await countLines(counter);
+        for (let i = 0; i < COUNTED_CALLS; i++) await timedCall(server, job.tool, job.args(i));
+        results.get(job.label)![mode].perCall = (await countLines(counter) - before) /
+          COUNTED_CALLS;
+      }
+    }
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+
+    const startup = {
+      control: await startupMs(fixture.socketPath, "control"),
+      process: await startupMs(fixture.socketPath, "process"),
+    };
+    const loadAfter = await loadAverage();
+    report({
+      results,
+      rss,
+      totalCalls,
+      startup,
+      loadBefore,
+      loadAfter,
+      historySize,
+      panes: panes.length,
+      jobs,
+      wrapper,
+    });
+  } finally {
+    await Promise.allSettled(servers.map((s) => s.close()));
+    await fixture.close();
+  }
+}
+
+function report(r: {
+  results: Map<string, Record<Mode, Figures>>;
+  rss: Record<Mode, Record<number, number>>;
+  totalCalls: Record<Mode, number>;
+  startup: Record<Mode, number[]>;
+  loadBefore: string;
+  loadAfter: string;
+  historySize: number;
+  panes: number;
+  jobs: Workload[];
+  wrapper: string;
+}) {
+  const out: string[] = [];
+  out.push(
+    `tmux-mcp tools bench: ${new Date().toISOString()}, ${navigator.hardwareConcurrency} CPUs, ` +
+      `load average ${r.loadBefore} (start) / ${r.loadAfter} (end), Deno ${Deno.version.deno}`,
+    "",
+    `Topology: ${SESSIONS} sessions × ${WINDOWS} windows × 2 panes (${r.panes} panes, ` +
+      `${FIXTURE_SHELL}); one pane with ${r.historySize} lines of history. ` +
+      `${CALLS} timed calls per tool per transport after ${WARMUP} warm-up calls, ` +
+      `alternating between the two servers; latency at the client over stdio.`,
+    "",
+    "| call | control p50 | control p95 | process p50 | process p95 | p50 ratio | tmux processes/call control | tmux processes/call process |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|",
+  );
+  for (const job of r.jobs) {
+    const f = r.results.get(job.label)!;
+    out.push(
+      `| ${job.label} | ${fmt(f.control.p50)} ms | ${fmt(f.control.p95)} ms | ${
+        fmt(f.process.p50)
+      } ms | ${fmt(f.process.p95)} ms | ${(f.process.p50 / f.control.p50).toFixed(1)}× | ${
+        f.control.perCall.toFixed(2)
+      } | ${f.process.perCall.toFixed(2)} |`,
+    );
+  }
+  out.push("");
+  for (const mode of TRANSPORTS) {
+    const s = r.startup[mode];
+    out.push(
+      `Start-up (${mode}): spawn to initialize answer, median ${fmt(median(s))} ms ` +
+        `(min ${fmt(Math.min(...s))}, max ${fmt(Math.max(...s))}, n=${s.length}).`,
+    );
+  }
+  const mib = (kib: number | undefined) =>
+    kib === undefined ? "not reached" : `${(kib / 1024).toFixed(1)} MiB`;
+  for (const mode of TRANSPORTS) {
+    const m = r.rss[mode];
+    const growth = m[1000] === undefined ? "" : ` (${((m[1000] / m[10] - 1) * 100).toFixed(1)}%)`;
+    out.push(
+      `Memory (${mode}): VmRSS ${mib(m[10])} after 10 calls, ${mib(m[1000])} after 1,000` +
+        `${growth}; ${r.totalCalls[mode]} calls in all.`,
+    );
+  }
+  out.push(
+    "",
+    `Processes were counted by a second pair of servers started with --tmux ${r.wrapper} ` +
+      `(a sh script that logs a line and execs tmux) and one extra permission, ` +
+      `--allow-run=<that wrapper>, on top of the shipped -P=server set; ` +
+      `${COUNTED_CALLS} calls per tool after ${WARMUP} warm-up calls. ` +
+      "Latency servers ran the shipped command line unchanged.",
+    "",
+  );
+
+  const reads = r.jobs.filter((j) => j.readGoal).map((j) => r.results.get(j.label)!.control);
+  const batch = r.jobs.filter((j) => j.batchGoal).map((j) => r.results.get(j.label)!.control);
+  const counted = r.jobs.filter((j) => j.readGoal || j.batchGoal).map((j) =>
+    r.results.get(j.label)!
+  );
+  const worstRatio = Math.min(...counted.map((f) => f.process.p50 / f.control.p50));
+  const startup = median(r.startup.control);
+  const growth = r.rss.control[1000] / r.rss.control[10] - 1;
+  const goals: [string, boolean, string][] = [
+    [
+      "read tools ≤ 3 ms p50 (control)",
+      reads.every((f) => f.p50 <= 3),
+      `worst ${fmt(Math.max(...reads.map((f) => f.p50)))} ms`,
+    ],
+    [
+      "read tools ≤ 10 ms p95 (control)",
+      reads.every((f) => f.p95 <= 10),
+      `worst ${fmt(Math.max(...reads.map((f) => f.p95)))} ms`,
+    ],
+    ["16-read batch ≤ 15 ms p50 (control)", batch[0].p50 <= 15, `${fmt(batch[0].p50)} ms`],
+    [
+      "zero tmux processes per call in steady state (control)",
+      counted.every((f) => f.control.perCall === 0),
+      `max ${Math.max(...counted.map((f) => f.control.perCall)).toFixed(2)}`,
+    ],
+    ["control ≥ 5× faster than process (p50)", worstRatio >= 5, `worst ${worstRatio.toFixed(1)}×`],
+    ["start-up ≤ 300 ms (control, median)", startup <= 300, `${fmt(startup)} ms`],
+    [
+      "memory after 1,000 calls within 10% of after 10 (control)",
+      Math.abs(growth) <= 0.10,
+      Number.isNaN(growth) ? "fewer than 1,000 calls made" : `${(growth * 100).toFixed(1)}%`,
+    ],
+  ];
+  out.push("| goal | result | measured |", "|---|---|---|");
+  for (const [goal, pass, measured] of goals) {
+    out.push(`| ${goal} | ${pass ? "pass" : "MISS"} | ${measured} |`);
+  }
+  console.log(out.join("\n"));
+}
+
+if (import.meta.main) await main();
