@@ -1,0 +1,322 @@
+/**
+ * The input tools against real tmux: send_keys, send_keys_batch, paste_text,
+ * and the input-safety refusals all four input tools share.
+ *
+ * @module
+ */
+
+import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
+import { type Session, startServer, TmuxFixture } from "./harness.ts";
+import { isKeyName } from "../mcp/keys.ts";
+import { chunkText } from "../tmux/chunks.ts";
+
+const BASH = "bash --norc --noprofile";
+
+async function bashPane(fixture: TmuxFixture): Promise<string> {
+  return await fixture.tmux("new-window", "-P", "-F", "#{pane_id}", BASH);
+}
+
+/** The pane's visible text. */
+function screen(fixture: TmuxFixture, pane: string): Promise<string> {
+  return fixture.tmux("capture-pane", "-p", "-J", "-t", pane);
+}
+
+/** Waits until `channel` is signalled while `action` runs. */
+async function signalledBy(fixture: TmuxFixture, channel: string, action: () => Promise<unknown>) {
+  const waiting = fixture.tmux("wait-for", channel);
+  await action();
+  await waiting;
+}
+
+/**
+ * A pane whose program has exited, kept by remain-on-exit. Polls tmux's own
+ * `pane_dead` flag with a generous bound: a pane-died hook signalling a
+ * channel was seen to miss under load.
+ */
+async function deadPane(fixture: TmuxFixture): Promise<string> {
+  await fixture.tmux("set-option", "-g", "remain-on-exit", "on");
+  const pane = await fixture.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "exit 0");
+  const deadline = Date.now() + 20_000;
+  while ((await fixture.tmux("display-message", "-p", "-t", pane, "#{pane_dead}")) !== "1") {
+    if (Date.now() > deadline) throw new Error("the pane did not die");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return pane;
+}
+
+/** One call of each input tool at `pane`. */
+function everyInputTool(pane: string): [string, Record<string, unknown>][] {
+  return [
+    ["send_keys", { paneId: pane, text: "echo x" }],
+    ["send_keys_batch", { operations: [{ paneId: pane, keys: ["Enter"] }] }],
+    ["paste_text", { paneId: pane, text: "echo x" }],
+    ["run_shell_command", { paneId: pane, command: "echo x" }],
+  ];
+}
+
+async function refusedEverywhere(session: Session, pane: string, part: string) {
+  for (const [tool, args] of everyInputTool(pane)) {
+    if (tool === "send_keys_batch") {
+      const r = await session.ok<{ results: { error: string | null }[]; failed: number }>(
+        tool,
+        args,
+      );
+      assertEquals(r.failed, 1, tool);
+      assertStringIncludes(r.results[0].error ?? "", part, tool);
+    } else {
+      assertStringIncludes(await session.fails(tool, args), part, tool);
+    }
+  }
+}
+
+Deno.test("input tools refuse a dead pane, a pane in copy mode and the caller's pane", async () => {
+  const fixture = await TmuxFixture.start();
+  try {
+    const live = await bashPane(fixture);
+    const dead = await deadPane(fixture);
+    const pid = await fixture.tmux("display-message", "-p", "#{pid}");
+    const session = await startServer(fixture.socketPath, {
+      env: { TMUX: `${fixture.socketPath},${pid},0`, TMUX_PANE: live },
+    });
+    try {
+      await refusedEverywhere(session, dead, "is dead");
+      await refusedEverywhere(session, live, "the pane this server runs in");
+      const other = await bashPane(fixture);
+      await fixture.tmux("copy-mode", "-t", other);
+      await refusedEverywhere(session, other, "copy mode");
+      await refusedEverywhere(session, "%999", "no such pane");
+    } finally {
+      await session.close();
+    }
+  } finally {
+    await fixture.close();
+  }
+});
+
+Deno.test("key names: tmux names and modifiers pass, anything else is refused", () => {
+  for (
+    const key of [
+      "C-c",
+      "M-x",
+      "Enter",
+      "Escape",
+      "Up",
+      "PageDown",
+      "F1",
+      "F12",
+      "BSpace",
+      "Tab",
+      "Space",
+      "Home",
+      "End",
+      "C-M-Left",
+      "S-Up",
+      "c-a",
+      "^C",
+      "a",
+      ";",
+      "-",
+      "C--",
+      "KPEnter",
+      "é",
+    ]
+  ) assert(isKeyName(key), `${key} should be accepted`);
+  for (
+    const key of ["", "Nope", "F13", "C-", "Ctrl-c", "enter key", "ab", "C-Nope", "\n", " ", "\x1b"]
+  ) assert(!isKeyName(key), `${JSON.stringify(key)} should be refused`);
+});
+
+Deno.test("chunks never split a character and respect the byte limit", () => {
+  const text = "aé€😀".repeat(1000);
+  const chunks = chunkText(text, 100);
+  assertEquals(chunks.join(""), text);
+  for (const chunk of chunks) assert(new TextEncoder().encode(chunk).length <= 100);
+  assertEquals(chunkText(""), [""]);
+});
+
+for (const transport of ["control", "process"]) {
+  Deno.test(`send_keys types text, keys and Enter; refuses bad input before sending [${transport}]`, async () => {
+    const fixture = await TmuxFixture.start();
+    const pane = await bashPane(fixture);
+    const session = await startServer(fixture.socketPath, { args: ["--transport", transport] });
+    try {
+      // Text, then two BSpace that delete "#x", then Enter.
+      await signalledBy(fixture, "typed", async () => {
+        const r = await session.ok<{ paneId: string; sent: string }>("send_keys", {
+          paneId: pane,
+          text: "echo typed-$((40+2)); tmux wait-for -S typed #x",
+          keys: ["BSpace", "BSpace"],
+          enter: true,
+        });
+        assertEquals(r.paneId, pane);
+        assertStringIncludes(r.sent, "BSpace");
+      });
+      assertStringIncludes(await screen(fixture, pane), "\ntyped-42\n");
+
+      // C-c interrupts a running program: the next typed line runs at once.
+      await signalledBy(fixture, "sleeping", () =>
+        session.ok("send_keys", {
+          paneId: pane,
+          text: "tmux wait-for -S sleeping; sleep 300",
+          enter: true,
+        }));
+      await session.ok("send_keys", { paneId: pane, keys: ["C-c"] });
+      await fixture.runInPane(pane, "echo after-interrupt");
+
+      // Refusals send nothing: a probe typed afterwards runs unchanged.
+      const unknown = await session.fails("send_keys", {
+        paneId: pane,
+        text: "echo LEAKED",
+        keys: ["Enter", "NoSuchKey"],
+      });
+      assertStringIncludes(unknown, "keys[1] is not a tmux key name");
+      assert(!unknown.includes("NoSuchKey"), "the rejected value is not echoed");
+      const newline = await session.fails("send_keys", { paneId: pane, text: "echo LEAKED\n" });
+      assertStringIncludes(newline, "control character");
+      assertStringIncludes(await session.fails("send_keys", { paneId: pane }), "nothing to send");
+      assertStringIncludes(
+        await session.fails("send_keys", { paneId: pane, text: "x", wait_for_previous: true }),
+        "wait_for_previous",
+      );
+      await fixture.runInPane(pane, "echo probe");
+      assert(!(await screen(fixture, pane)).includes("LEAKED"), "nothing was typed");
+
+      // Long text goes through in chunks whatever the transport's limits.
+      const long = "x".repeat(17_000);
+      await signalledBy(fixture, "long", () =>
+        session.ok("send_keys", {
+          paneId: pane,
+          text: `echo \${#v} ; tmux wait-for -S long #`,
+          keys: ["C-a"],
+        }).then(() => session.ok("send_keys", { paneId: pane, text: `v=${long}; `, enter: true })));
+      assertStringIncludes(await screen(fixture, pane), "\n17000\n");
+    } finally {
+      await session.close();
+      await fixture.close();
+    }
+  });
+}
+
+Deno.test("send_keys_batch: rows in order, stop or continue at a failure, ceiling and validation", async () => {
+  const fixture = await TmuxFixture.start();
+  const pane = await bashPane(fixture);
+  const dead = await deadPane(fixture);
+  const session = await startServer(fixture.socketPath, { args: ["--wait-max-seconds", "2"] });
+  type Batch = {
+    results: {
+      index: number;
+      paneId: string;
+      success: boolean;
+      error: string | null;
+      elapsedSeconds: number;
+    }[];
+    succeeded: number;
+    failed: number;
+    stoppedAt: number | null;
+  };
+  try {
+    const ops = [
+      { paneId: pane, text: "echo one" },
+      { paneId: dead, text: "never" },
+      { paneId: pane, text: "; tmux wait-for -S batch-done", keys: ["Enter"], delayMs: 50 },
+    ];
+    const stopped = await session.ok<Batch>("send_keys_batch", { operations: ops });
+    assertEquals([stopped.succeeded, stopped.failed, stopped.stoppedAt], [1, 1, 1]);
+    assertEquals(stopped.results.map((r) => [r.index, r.paneId, r.success]), [
+      [0, pane, true],
+      [1, dead, false],
+    ]);
+    assertStringIncludes(stopped.results[1].error ?? "", "is dead");
+    await session.ok("send_keys", { paneId: pane, keys: ["C-u"] });
+
+    let continued: Batch | undefined;
+    await signalledBy(fixture, "batch-done", async () => {
+      continued = await session.ok<Batch>("send_keys_batch", {
+        operations: ops,
+        onError: "continue",
+      });
+    });
+    assertEquals([continued!.succeeded, continued!.failed, continued!.stoppedAt], [2, 1, null]);
+    assertEquals(continued!.results.map((r) => r.success), [true, false, true]);
+    assert(continued!.results[2].elapsedSeconds >= 0.05, "the delay ran before row 2");
+    assertStringIncludes(await screen(fixture, pane), "\none\n");
+
+    const invalid = await session.fails("send_keys_batch", {
+      operations: [{ paneId: pane, text: "echo LEAKED " }, { paneId: pane, keys: ["Bogus"] }],
+    });
+    assertStringIncludes(invalid, "operations[1].keys[0] is not a tmux key name");
+    const tooSlow = await session.fails("send_keys_batch", {
+      operations: [
+        { paneId: pane, text: "echo LEAKED ", delayMs: 1500 },
+        { paneId: pane, keys: ["Enter"], delayMs: 1500 },
+      ],
+    });
+    assertStringIncludes(tooSlow, "wait ceiling");
+    await fixture.runInPane(pane, "echo probe");
+    assert(!(await screen(fixture, pane)).includes("LEAKED"), "refused batches send nothing");
+  } finally {
+    await session.close();
+    await fixture.close();
+  }
+});
+
+for (const transport of ["control", "process"]) {
+  Deno.test(`paste_text: multi-line text through a private buffer that is gone afterwards [${transport}]`, async () => {
+    const fixture = await TmuxFixture.start();
+    const pane = await bashPane(fixture);
+    await fixture.tmux("set-buffer", "-b", "mine", "the user's own buffer");
+    const session = await startServer(fixture.socketPath, { args: ["--transport", transport] });
+    try {
+      const text = "echo first-line\necho 'second line' é\ntmux wait-for -S pasted";
+      await signalledBy(fixture, "pasted", async () => {
+        const r = await session.ok<{ paneId: string; bytes: number }>("paste_text", {
+          paneId: pane,
+          text,
+          enter: true,
+        });
+        assertEquals(r, { paneId: pane, bytes: new TextEncoder().encode(text).length });
+      });
+      const shown = await screen(fixture, pane);
+      assertStringIncludes(shown, "\nfirst-line\n");
+      assertStringIncludes(shown, "\nsecond line é\n");
+      assertEquals(await fixture.tmux("list-buffers", "-F", "#{buffer_name}"), "mine");
+      assertEquals(await fixture.tmux("show-buffer", "-b", "mine"), "the user's own buffer");
+
+      // 60 KB (beyond one tmux command line) into cat, compared byte for byte.
+      const out = `${fixture.dir}/pasted.txt`;
+      const cat = await fixture.tmux(
+        "new-window",
+        "-P",
+        "-F",
+        "#{pane_id}",
+        `cat > '${out}'; tmux wait-for -S cat-done`,
+      );
+      const lines = Array.from(
+        { length: 750 },
+        (_, i) => `${String(i).padStart(5, "0")} ${"y".repeat(73)}`,
+      );
+      const big = lines.join("\n") + "\n";
+      const r = await session.ok<{ bytes: number }>("paste_text", {
+        paneId: cat,
+        text: big,
+        bracketed: false,
+      });
+      assertEquals(r.bytes, big.length);
+      await signalledBy(
+        fixture,
+        "cat-done",
+        () => session.ok("send_keys", { paneId: cat, keys: ["C-d"] }),
+      );
+      const written = await Deno.readTextFile(out);
+      assertEquals(written.length, big.length);
+      assertEquals(written, big);
+      assertEquals(await fixture.tmux("list-buffers", "-F", "#{buffer_name}"), "mine");
+
+      const control = await session.fails("paste_text", { paneId: pane, text: "a\x1b[201~b" });
+      assertStringIncludes(control, "control character");
+    } finally {
+      await session.close();
+      await fixture.close();
+    }
+  });
+}
