@@ -29,6 +29,7 @@ import { ControlTransport } from "./tmux/control_transport.ts";
 import { readEnv } from "./tmux/environment.ts";
 import { TmuxError } from "./tmux/errors.ts";
 import { locateTmux } from "./tmux/locate.ts";
+import { TopologyListener } from "./tmux/topology_listen.ts";
 
 /** Prints one clear line to stderr and exits 1: the start-up failure path. */
 function fail(message: string): never {
@@ -87,26 +88,30 @@ async function main(argv: string[]): Promise<void> {
   }
 
   const selected = tools.map((tool) => tool.name);
-  const mcp = new TmuxMcpServer({
+  const topologyHint = (line: string) => {
+    if (isTopologyNotification(line)) mcp.topologyChanged();
+  };
+  // A person's changes (new windows, renames, kills) reach us as control-mode
+  // notifications: on the transport's own client, or, with the process
+  // transport, on a listen-only client that runs while anyone is subscribed.
+  const control = tmux.transport instanceof ControlTransport ? tmux.transport : undefined;
+  const live = new LiveResources(control ? undefined : new TopologyListener(tmux, topologyHint));
+  const mcp: TmuxMcpServer = new TmuxMcpServer({
     tmux,
     settings,
     caller,
     tools,
     resources: [
       capabilitiesProvider(() => capabilitiesDocument(settings, tools, facts)),
-      new LiveResources(),
+      live,
     ],
     instructions: buildInstructions(settings, selected, callerPane),
     prompts: new Prompts(selected, settings),
   });
-  // A person's changes (new windows, renames, kills) reach us as notifications
-  // on the transport's own control client: attach it now rather than at the
-  // first tool call. The process transport has no client to listen on.
-  if (tmux.transport instanceof ControlTransport) {
-    tmux.transport.onNotification((line) => {
-      if (isTopologyNotification(line)) mcp.topologyChanged();
-    });
-    void tmux.transport.connect();
+  if (control) {
+    control.onNotification(topologyHint);
+    // Attach now rather than at the first tool call, to hear changes from the start.
+    void control.connect();
   }
 
   let closing = false;

@@ -38,6 +38,7 @@ import {
   type SessionView,
 } from "../tmux/views.ts";
 import { budgetLines } from "./budget.ts";
+import { logError } from "./server.ts";
 import { splitCapture, trimTrailingBlank } from "./panes.ts";
 import {
   INTERNAL_ERROR,
@@ -261,7 +262,11 @@ class PaneSubscription {
         try {
           state = await readPane(this.ctx.tmux, this.ref.paneId, caller);
         } catch (error) {
-          if (!isGone(error)) continue;
+          if (!isGone(error)) {
+            // A slow or failed read: the next wake-up (or the safety read) tries again.
+            logError(`subscription to ${this.ref.paneId}`, error);
+            continue;
+          }
           // Killed, or the server went away: one last update, then the end.
           this.updated();
           break;
@@ -290,11 +295,29 @@ class PaneSubscription {
   }
 }
 
+/** Something that runs only while anyone is subscribed. */
+export interface WhileSubscribed {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
 /** The provider of the live views, their subscriptions and pane id completion. */
 export class LiveResources implements ResourceProvider {
   readonly #panes = new Map<string, PaneSubscription>();
   /** Subscribers of the sessions view, with the view they were last told about. */
   #sessions: { updated: () => void; last: string | undefined } | undefined;
+
+  /**
+   * `whileSubscribed` runs from the first subscription to the end of the
+   * last (a listener for a person's changes where no other client hears them).
+   */
+  constructor(readonly whileSubscribed?: WhileSubscribed) {}
+
+  /** Starts or stops the companion so that it runs exactly while anyone is subscribed. */
+  async #followSubscriptions(): Promise<void> {
+    if (this.subscriptions > 0) await this.whileSubscribed?.start();
+    else await this.whileSubscribed?.stop();
+  }
 
   /** Number of live pane subscriptions (for tests and diagnostics). */
   get subscriptions(): number {
@@ -384,16 +407,20 @@ export class LiveResources implements ResourceProvider {
       if (!this.#sessions) {
         this.#sessions = { updated, last: JSON.stringify(await readSessions(ctx)) };
       }
+      await this.#followSubscriptions();
       return true;
     }
     const ref = parsePaneUri(uri);
     if (!ref) return false;
     if (this.#panes.has(uri)) return true;
     const sub: PaneSubscription = new PaneSubscription(ref, ctx, updated, () => {
-      if (this.#panes.get(uri) === sub) this.#panes.delete(uri);
+      if (this.#panes.get(uri) !== sub) return;
+      this.#panes.delete(uri);
+      this.#followSubscriptions().catch((error: unknown) => logError("subscription end", error));
     });
     await sub.start();
     this.#panes.set(uri, sub);
+    await this.#followSubscriptions();
     return true;
   }
 
@@ -401,12 +428,13 @@ export class LiveResources implements ResourceProvider {
   async unsubscribe(uri: string): Promise<boolean> {
     if (uri === SESSIONS_URI) {
       this.#sessions = undefined;
-      return true;
+    } else {
+      if (!parsePaneUri(uri)) return false;
+      const sub = this.#panes.get(uri);
+      this.#panes.delete(uri);
+      await sub?.close();
     }
-    if (!parsePaneUri(uri)) return false;
-    const sub = this.#panes.get(uri);
-    this.#panes.delete(uri);
-    await sub?.close();
+    await this.#followSubscriptions();
     return true;
   }
 
@@ -434,7 +462,7 @@ export class LiveResources implements ResourceProvider {
     const subs = [...this.#panes.values()];
     this.#panes.clear();
     this.#sessions = undefined;
-    await Promise.all(subs.map((sub) => sub.close()));
+    await Promise.all([...subs.map((sub) => sub.close()), this.whileSubscribed?.stop()]);
   }
 }
 

@@ -293,6 +293,23 @@ for (const transport of ["control", "process"]) {
     });
   });
 
+  Deno.test(`resources (${transport}): a pane whose program exits (remain-on-exit) sends a final update`, async () => {
+    await withServer(args, async (fx, s, n) => {
+      const extra = await fx.tmux("split-window", "-d", "-P", "-F", "#{pane_id}");
+      await fx.tmux("set-option", "-p", "-t", extra, "remain-on-exit", "on");
+      const uri = contentUri(extra);
+      await s.client.subscribeResource({ uri });
+      const from = n.mark();
+      await fx.tmux("send-keys", "-t", extra, "exit", "Enter");
+      await n.next(from, updatedOf(uri), "final update of a dead pane");
+      const view = JSON.parse(await readText(s, `tmux://panes/${encodeURIComponent(extra)}`));
+      assertEquals(view.dead, true, "the pane stays, dead");
+      // The subscription ended: subscribing again is refused with the reason.
+      const again = await rejection(() => s.client.subscribeResource({ uri }));
+      assertStringIncludes(again, "pane is dead");
+    });
+  });
+
   Deno.test(`resources (${transport}): the agent's own changes send list_changed, coalesced`, async () => {
     await withServer(args, async (_fx, s, n) => {
       await s.client.listResources();
@@ -340,18 +357,53 @@ Deno.test("resources (control): a person's new window, rename and kill send list
   });
 });
 
-Deno.test("resources (control): no live work while nobody is subscribed", async () => {
-  await withServer([], async (fx, s) => {
-    const pane = await firstPane(fx);
-    await s.ok("list_sessions");
-    const idle = await controlClients(s, fx.socketPath);
-    assert(idle.length <= 1, `only the transport's own client: ${idle.join("; ")}`);
-    const uri = contentUri(pane);
-    await s.client.subscribeResource({ uri });
-    const watching = await controlClients(s, fx.socketPath);
-    assertEquals(watching.length, idle.length + 1, "one watch client while subscribed");
-    await s.client.unsubscribeResource({ uri });
-    assertEquals(await controlClients(s, fx.socketPath), idle, "back to idle after unsubscribing");
+for (const transport of ["control", "process"]) {
+  Deno.test(`resources (${transport}): no live work while nobody is subscribed`, async () => {
+    await withServer(["--transport", transport], async (fx, s) => {
+      const pane = await firstPane(fx);
+      await s.ok("list_sessions");
+      const idle = await controlClients(s, fx.socketPath);
+      // Control: at most the transport's own client; process: none at all.
+      assert(idle.length <= (transport === "control" ? 1 : 0), `idle clients: ${idle.join("; ")}`);
+      const uri = contentUri(pane);
+      await s.client.subscribeResource({ uri });
+      const watching = await controlClients(s, fx.socketPath);
+      // The pane's output watch; in process mode also the listener for a person's changes.
+      assertEquals(
+        watching.length,
+        idle.length + (transport === "control" ? 1 : 2),
+        `clients while subscribed: ${watching.join("; ")}`,
+      );
+      await s.client.unsubscribeResource({ uri });
+      assertEquals(
+        await controlClients(s, fx.socketPath),
+        idle,
+        "back to idle after unsubscribing",
+      );
+    });
+  });
+}
+
+Deno.test("resources (process): while anyone is subscribed, a person's changes send list_changed", async () => {
+  await withServer(["--transport", "process"], async (fx, s, n) => {
+    await s.client.listResources();
+    await s.client.subscribeResource({ uri: "tmux://sessions" });
+    let from = n.mark();
+    await fx.tmux("new-window", "-d");
+    await n.next(from, listChanged, "list_changed after a person's new-window");
+    from = n.mark();
+    await fx.tmux("new-session", "-d", "-s", "second");
+    await n.next(from, listChanged, "list_changed after a person's new-session");
+    await n.next(from, updatedOf("tmux://sessions"), "the sessions view updated");
+    // The session the listener is attached to goes away: it moves to the one left.
+    from = n.mark();
+    await fx.tmux("kill-session", "-t", "main");
+    await n.next(from, listChanged, "list_changed after a person's kill-session");
+    from = n.mark();
+    await fx.tmux("rename-session", "-t", "second", "renamed");
+    await n.next(from, listChanged, "list_changed after the listener moved sessions");
+    await s.client.unsubscribeResource({ uri: "tmux://sessions" });
+    assertEquals(await controlClients(s, fx.socketPath), [], "no client once unsubscribed");
   });
 });
 

@@ -1,0 +1,150 @@
+/**
+ * Hearing about a person's changes (sessions, windows, panes created,
+ * renamed, killed) when the shared transport has no control client of its
+ * own (`--transport process`): a listen-only control client, attached to
+ * one session of the driven server while someone wants to hear, ended when
+ * nobody does. tmux sends every control client `%sessions-changed`,
+ * `%session-renamed` and the (unlinked-)window notifications of every
+ * session; pane-level changes (`%layout-change`) only for the session the
+ * client is attached to.
+ *
+ * It is attached with `-E` (it does not copy this process's environment
+ * into the session), `read-only`, `ignore-size` (it never sizes anyone's
+ * windows) and `no-output` (no `%output` flood), and it sends no commands.
+ * When its session ends it attaches to another one, if any is left.
+ *
+ * @module
+ */
+
+import { socketArgs, type Tmux } from "./client.ts";
+import { childEnvironment } from "./environment.ts";
+import { spawnStats } from "./spawn.ts";
+
+/** How long the client may take to leave after its stdin closes. */
+const EXIT_GRACE_MS = 1_000;
+
+const decoder = new TextDecoder();
+
+/** A listen-only control client; `start()` and `stop()` may be called any number of times. */
+export class TopologyListener {
+  #child: Deno.ChildProcess | undefined;
+  #done: Promise<void> | undefined;
+  #wanted = false;
+  #starting: Promise<void> | undefined;
+
+  /** `notify` receives every notification line (`%window-add @3`, …). */
+  constructor(readonly tmux: Tmux, readonly notify: (line: string) => void) {}
+
+  /** True while a client is attached (for tests and diagnostics). */
+  get listening(): boolean {
+    return this.#child !== undefined;
+  }
+
+  /** Attaches a client unless one is attached; resolves once it is (or could not be). */
+  start(): Promise<void> {
+    this.#wanted = true;
+    if (this.#child) return Promise.resolve();
+    this.#starting ??= this.#attach().finally(() => (this.#starting = undefined));
+    return this.#starting;
+  }
+
+  /** Ends the client and waits until it has exited. */
+  async stop(): Promise<void> {
+    this.#wanted = false;
+    await this.#starting;
+    const child = this.#child;
+    const done = this.#done;
+    this.#child = undefined;
+    if (!child || !done) return;
+    await child.stdin.close().catch(() => {});
+    const timer = setTimeout(() => kill(child), EXIT_GRACE_MS);
+    await done;
+    clearTimeout(timer);
+  }
+
+  async #attach(): Promise<void> {
+    let session: string | undefined;
+    try {
+      const ids = await this.tmux.one(["list-sessions", "-F", "#{session_id}"]);
+      session = ids.split("\n").find((id) => id !== "");
+    } catch {
+      // No server (or no answer): nothing to listen to until a tool call creates one.
+      return;
+    }
+    if (session === undefined || !this.#wanted) return;
+    let child: Deno.ChildProcess;
+    try {
+      child = new Deno.Command(this.tmux.binary, {
+        args: [
+          "-N",
+          ...socketArgs(this.tmux.socket),
+          "-C",
+          "attach-session",
+          "-E",
+          "-r",
+          "-f",
+          "ignore-size,read-only,no-output",
+          "-t",
+          session,
+        ],
+        env: childEnvironment(),
+        clearEnv: true,
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "null",
+      }).spawn();
+    } catch {
+      // tmux missing or not permitted: tool calls report the real problem.
+      return;
+    }
+    spawnStats.started++;
+    hookUnload(child);
+    this.#child = child;
+    this.#done = this.#read(child);
+  }
+
+  async #read(child: Deno.ChildProcess): Promise<void> {
+    let partial = "";
+    try {
+      for await (const chunk of child.stdout) {
+        const lines = (partial + decoder.decode(chunk, { stream: true })).split("\n");
+        partial = lines.pop() ?? "";
+        for (const line of lines) if (line.startsWith("%")) this.notify(line);
+      }
+    } catch {
+      // A broken pipe is the end of the client.
+    }
+    await child.stdin.close().catch(() => {});
+    await child.status;
+    unhook(child);
+    if (this.#child !== child) return;
+    this.#child = undefined;
+    // Its session ended under it: listen on another one if any is left.
+    if (this.#wanted) void this.start();
+  }
+}
+
+const live = new Set<Deno.ChildProcess>();
+let unloadHooked = false;
+
+function kill(child: Deno.ChildProcess): void {
+  try {
+    child.kill("SIGKILL");
+  } catch {
+    // Already exited.
+  }
+}
+
+function hookUnload(child: Deno.ChildProcess): void {
+  live.add(child);
+  if (unloadHooked) return;
+  unloadHooked = true;
+  // Deno.exit does not end children; a control client must not outlive us.
+  globalThis.addEventListener("unload", () => {
+    for (const c of live) kill(c);
+  });
+}
+
+function unhook(child: Deno.ChildProcess): void {
+  live.delete(child);
+}
