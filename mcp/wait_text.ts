@@ -223,7 +223,11 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
       elapsed,
       request.timeoutMs / 1000,
       `waiting for output in ${request.paneId} (${watch.mechanism})`,
-    ).catch(() => {});
+    ).catch((error: unknown) => {
+      // Progress is a courtesy: a client that went away gets no answer
+      // either, and the wait ends through its cancellation.
+      if (!signal.aborted) console.error(`tmux-mcp: progress notification failed: ${error}`);
+    });
   };
 
   try {

@@ -100,6 +100,7 @@ class SessionFeed {
     this.onEnd();
     // Watchers fall back to polling and find out what happened by reading.
     for (const sub of this.subscribers) wake(sub);
+    // The client is gone: its stdin is closed or broken either way.
     await this.#writer.close().catch(() => {});
     await this.child.status;
   }
@@ -158,6 +159,7 @@ class SessionFeed {
   async close(): Promise<void> {
     // New watchers start a fresh client rather than join one that is leaving.
     this.onEnd();
+    // A broken pipe means the client already left, which is the goal.
     await this.#writer.close().catch(() => {});
     const timer = setTimeout(() => this.kill(), EXIT_GRACE_MS);
     await this.done;
