@@ -166,7 +166,10 @@ for (const transport of ["control", "process"] as const) rows.push(await run(tra
 const floor = await floors();
 const f = (ms: number) => ms.toFixed(1).padStart(7);
 console.log(
-  `wait_for_text: printed -> matched returned, ${TRIALS} trials each (ms; goal: median < 20)\n`,
+  `wait_for_text: printed -> matched returned, ${TRIALS} trials each (ms; goal: median < 20); ` +
+    `load average ${
+      Deno.loadavg().map((n) => n.toFixed(1)).join(" ")
+    } on ${navigator.hardwareConcurrency} cores\n`,
 );
 console.log("transport | wake-up      |  median |     p95 |     max | call -> armed (median)");
 console.log("----------|--------------|---------|---------|---------|-----------------------");
