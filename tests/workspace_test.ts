@@ -512,7 +512,7 @@ withServer(
     assertEquals(moved, { changed: true, windowId: w2, sessionId: main });
     assertEquals(await index(w2), "7");
     const refused = await s.fails("move_window", { windowId: w1, destinationIndex: 7 });
-    assertStringIncludes(refused, `index 7 of session ${main} already holds window ${w2}`);
+    assertStringIncludes(refused, `the destination index already holds window ${w2}`);
     assertStringIncludes(refused, "replaceExisting");
     assertEquals(await index(w1), "1", "nothing moved");
     const same = await s.ok<Action>("move_window", { windowId: w1, destinationIndex: 1 });

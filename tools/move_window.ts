@@ -23,9 +23,9 @@ const ROW = {
   index: int("window_index"),
 };
 
-function occupied(index: number, sessionId: string, windowId: string): ToolError {
+function occupied(windowId: string): ToolError {
   return new ToolError(
-    `index ${index} of session ${sessionId} already holds window ${windowId}`,
+    `the destination index already holds window ${windowId}`,
     "Pick a free index, or pass replaceExisting: true to put this window there and kill that one.",
   );
 }
@@ -75,7 +75,7 @@ export const moveWindow = defineTool({
     if (occupant?.windowId === args.windowId) return unchanged;
     const command = ["move-window", "-d", "-s", windowTarget(args.windowId)];
     if (occupant) {
-      if (!args.replaceExisting) throw occupied(index!, destination, occupant.windowId);
+      if (!args.replaceExisting) throw occupied(occupant.windowId);
       const { rows: panes } = await readRows(ctx.tmux, ["list-panes", "-t", occupant.windowId]);
       await refuseCaller(
         ctx,
