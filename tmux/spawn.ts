@@ -83,7 +83,11 @@ export async function spawnTmux(
     throw error;
   }
   spawnStats.started++;
+  const stdout = drain(child.stdout);
+  const stderr = drain(child.stderr);
   let reason: "timeout" | "cancelled" | undefined;
+  let stopped: () => void = () => {};
+  const killed = new Promise<void>((resolve) => (stopped = resolve));
   const kill = (why: "timeout" | "cancelled") => {
     if (reason) return;
     reason = why;
@@ -92,25 +96,64 @@ export async function spawnTmux(
     } catch {
       // Already exited: nothing to kill.
     }
+    stopped();
   };
   const timer = setTimeout(() => kill("timeout"), timeoutMs);
   const onAbort = () => kill("cancelled");
   options.signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    const output = await child.output();
-    if (reason === "timeout") {
+    const finished = Promise.all([child.status, stdout.bytes, stderr.bytes]);
+    const outcome = await Promise.race([finished, killed.then(() => null)]);
+    if (reason) {
+      // A tmux client hands its stdout to the server, so a hung server keeps
+      // the pipe open after the client is killed: reap the client, stop
+      // reading, and answer now instead of waiting for the pipe to close.
+      await child.status;
+      stdout.cancel();
+      stderr.cancel();
+      if (reason === "cancelled") throw cancelled();
       throw new TmuxError(
         "timeout",
         `tmux did not answer within ${Math.round(timeoutMs / 100) / 10} s`,
         "Check that the tmux server is responsive (a hung tmux or a stuck hook can block it) and try again.",
       );
     }
-    if (reason === "cancelled") throw cancelled();
-    return { code: output.code, stdout: output.stdout, stderr: output.stderr };
+    const [status, out, err] = outcome!;
+    return { code: status.code, stdout: out, stderr: err };
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener("abort", onAbort);
   }
+}
+
+/** Reads a stream to the end in the background; `cancel` stops reading early. */
+function drain(stream: ReadableStream<Uint8Array>): { bytes: Promise<Uint8Array>; cancel(): void } {
+  const reader = stream.getReader();
+  const bytes = (async () => {
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    try {
+      for (let next = await reader.read(); !next.done; next = await reader.read()) {
+        chunks.push(next.value);
+        size += next.value.length;
+      }
+    } catch {
+      // Cancelled or broken: what was read so far is all there is.
+    }
+    const all = new Uint8Array(size);
+    let at = 0;
+    for (const chunk of chunks) {
+      all.set(chunk, at);
+      at += chunk.length;
+    }
+    return all;
+  })();
+  return {
+    bytes,
+    cancel: () => {
+      reader.cancel().catch(() => {});
+    },
+  };
 }
 
 function cancelled(): TmuxError {

@@ -1,0 +1,38 @@
+/** The one-shot process starter under a hung tmux server. */
+
+import { assert, assertRejects } from "./assert.ts";
+import { TmuxFixture } from "./harness.ts";
+import { spawnTmux } from "../tmux/spawn.ts";
+
+Deno.test("spawnTmux: a stopped tmux server times out and the client is reaped", async () => {
+  const fx = await TmuxFixture.start();
+  const serverPid = Number(await fx.tmux("display-message", "-p", "#{pid}"));
+  Deno.kill(serverPid, "SIGSTOP");
+  try {
+    // The client hands its stdout to the server, which keeps the pipe open
+    // after the client is killed; the timeout must not wait for that pipe.
+    await assertRejects(
+      () => spawnTmux("tmux", ["-S", fx.socketPath, "list-panes"], { timeoutMs: 500 }),
+      "did not answer",
+    );
+    const controller = new AbortController();
+    const pending = spawnTmux("tmux", ["-S", fx.socketPath, "list-panes"], {
+      timeoutMs: 60_000,
+      signal: controller.signal,
+    });
+    controller.abort();
+    await assertRejects(() => pending, "cancelled");
+    const clients = [];
+    for await (const entry of Deno.readDir("/proc")) {
+      if (!/^\d+$/.test(entry.name)) continue;
+      const cmdline = await Deno.readTextFile(`/proc/${entry.name}/cmdline`).catch(() => "");
+      if (cmdline.includes(fx.socketPath) && cmdline.includes("list-panes")) {
+        clients.push(entry.name);
+      }
+    }
+    assert(clients.length === 0, `clients left: ${clients.join(",")}`);
+  } finally {
+    Deno.kill(serverPid, "SIGCONT");
+    await fx.close();
+  }
+});
