@@ -303,7 +303,7 @@ async function collect(
   try {
     [status, captured] = await ctx.tmux.run([
       ["show-options", "-pqv", "-t", target, frame.statusOption],
-      ["capture-pane", "-p", "-J", "-S", "-", "-t", target],
+      captureCommand(target, false),
       // A run still going sets its status later; the next run drops it then.
       ["set-option", "-pu", "-t", target, frame.statusOption],
     ]);
@@ -314,16 +314,22 @@ async function collect(
     throw error;
   }
   const exitStatus = parseStatus(status);
-  if (outcome === "pane_exited") {
+  let framed: FramedOutput;
+  try {
+    framed = await widen(ctx, target, frame, parseFramedOutput(splitCapture(captured), frame));
+  } catch (error) {
+    // A pane that exited may be gone by the second read.
+    if (outcome !== "pane_exited" || !(error instanceof TmuxError)) throw error;
+    framed = none;
+  }
+  if (outcome === "pane_exited" || (outcome === "timed_out" && exitStatus === null)) {
+    // Unfinished: only what follows the start marker is this run's output.
     return {
       outcome,
       exitStatus: null,
-      framed: framedOrNone(captured, frame),
+      framed: framed.startFound ? framed : none,
       outputIncomplete: false,
     };
-  }
-  if (outcome === "timed_out" && exitStatus === null) {
-    return { outcome, exitStatus, framed: framedOrNone(captured, frame), outputIncomplete: false };
   }
   if (exitStatus === null) {
     throw new ToolError(
@@ -331,14 +337,13 @@ async function collect(
       "Something else may have signalled the channel or removed the pane option; run the command again.",
     );
   }
-  let framed = parseFramedOutput(splitCapture(captured), frame);
   const settleBy = performance.now() + SETTLE_MS;
   // tmux reads the pane's output and the shell's signal on separate paths;
   // the last output can arrive a moment after the signal.
   while (!framed.endFound && performance.now() < settleBy) {
     await new Promise((resolve) => setTimeout(resolve, 20));
-    const again = await ctx.tmux.one(["capture-pane", "-p", "-J", "-S", "-", "-t", target]);
-    framed = parseFramedOutput(splitCapture(again), frame);
+    const again = await ctx.tmux.one(captureCommand(target, false));
+    framed = await widen(ctx, target, frame, parseFramedOutput(splitCapture(again), frame));
   }
   if (!framed.endFound) {
     // The command left the screen in a state (alternate screen, reset) that
@@ -348,8 +353,21 @@ async function collect(
   return { outcome: "completed", exitStatus, framed, outputIncomplete: !framed.startFound };
 }
 
-/** Output of an unfinished run: only what follows its start marker. */
-function framedOrNone(captured: string, frame: Frame): FramedOutput {
-  const framed = parseFramedOutput(splitCapture(captured), frame);
-  return framed.startFound ? framed : { lines: [], startFound: false, endFound: false };
+/** Lines read first: most output is near the end, and a long history is costly to read whole. */
+const TAIL_LINES = 1000;
+
+function captureCommand(target: string, whole: boolean): string[] {
+  return ["capture-pane", "-p", "-J", "-S", whole ? "-" : `-${TAIL_LINES}`, "-t", target];
+}
+
+/** Reads the whole history when the start marker is not among the last lines read. */
+async function widen(
+  ctx: ToolContext,
+  target: string,
+  frame: Frame,
+  framed: FramedOutput,
+): Promise<FramedOutput> {
+  if (framed.startFound) return framed;
+  const whole = await ctx.tmux.one(captureCommand(target, true));
+  return parseFramedOutput(splitCapture(whole), frame);
 }
