@@ -26,6 +26,22 @@ async function withSearch(
   }
 }
 
+const TRANSPORTS = ["control", "process"] as const;
+
+/** Registers `body` once per transport: search chains many captures in one round trip. */
+function searchTest(
+  name: string,
+  body: (fx: TmuxFixture, s: Session, pane: string) => Promise<void>,
+  args: string[] = [],
+) {
+  for (const transport of TRANSPORTS) {
+    Deno.test(
+      `${name} [${transport}]`,
+      () => withSearch(body, ["--transport", transport, ...args]),
+    );
+  }
+}
+
 Deno.test("wrapped rows: joined lines map to the row they start on", () => {
   const physical = ["short", "x".repeat(10), "yy", "last"].join("\n");
   const joined = ["short", "x".repeat(10) + "yy", "last"].join("\n");
@@ -36,8 +52,9 @@ Deno.test("wrapped rows: joined lines map to the row they start on", () => {
   ]);
 });
 
-Deno.test("search_panes: finds the pane and row, case-insensitively by default", async () => {
-  await withSearch(async (fx, s, pane) => {
+searchTest(
+  "search_panes: finds the pane and row, case-insensitively by default",
+  async (fx, s, pane) => {
     const other = await fx.tmux("split-window", "-t", pane, "-P", "-F", "#{pane_id}");
     await fx.runInPane(other, "clear; echo 'build ERROR: missing file'");
     const found = await s.ok<Found>("search_panes", { pattern: "error: \\w+" });
@@ -48,23 +65,22 @@ Deno.test("search_panes: finds the pane and row, case-insensitively by default",
     const exact = await s.ok<Found>("search_panes", { pattern: "error:", ignoreCase: false });
     assert(exact.panes.every((p) => p.matches.every((m) => m.text.includes("error:"))));
     assertEquals(found.panesSearched, 2);
-  });
+  },
+);
+
+searchTest("search_panes: Unicode text and literal mode", async (fx, s, pane) => {
+  await fx.runInPane(pane, "clear; echo 'Grüße aus 日本 (a+b)*c'");
+  const unicode = await s.ok<Found>("search_panes", { pattern: "GRÜSSE|grüße aus 日本" });
+  assert(unicode.panes[0].matches.some((m) => m.text.includes("日本 (a+b)*c")));
+  const literal = await s.ok<Found>("search_panes", { pattern: "(a+b)*c", literal: true });
+  assert(literal.panes[0].matches.some((m) => m.text.includes("(a+b)*c")));
+  const regex = await s.ok<Found>("search_panes", { pattern: "\\(a\\+b\\)\\*c" });
+  assertEquals(regex.panes.length, 1);
 });
 
-Deno.test("search_panes: Unicode text and literal mode", async () => {
-  await withSearch(async (fx, s, pane) => {
-    await fx.runInPane(pane, "clear; echo 'Grüße aus 日本 (a+b)*c'");
-    const unicode = await s.ok<Found>("search_panes", { pattern: "GRÜSSE|grüße aus 日本" });
-    assert(unicode.panes[0].matches.some((m) => m.text.includes("日本 (a+b)*c")));
-    const literal = await s.ok<Found>("search_panes", { pattern: "(a+b)*c", literal: true });
-    assert(literal.panes[0].matches.some((m) => m.text.includes("(a+b)*c")));
-    const regex = await s.ok<Found>("search_panes", { pattern: "\\(a\\+b\\)\\*c" });
-    assertEquals(regex.panes.length, 1);
-  });
-});
-
-Deno.test("search_panes: history rows are negative; wrapped lines are joined", async () => {
-  await withSearch(async (fx, s, pane) => {
+searchTest(
+  "search_panes: history rows are negative; wrapped lines are joined",
+  async (fx, s, pane) => {
     await fx.runInPane(
       pane,
       "clear; echo needle-in-history; for i in $(seq 1 30); do echo filler $i; done",
@@ -84,11 +100,12 @@ Deno.test("search_panes: history rows are negative; wrapped lines are joined", a
     await fx.runInPane(pane, `clear; echo ${long}`);
     const wrapped = await s.ok<Found>("search_panes", { pattern: "A{50}SPLIT(B){50}" });
     assertEquals(wrapped.panes[0].matches[0].text, long);
-  });
-});
+  },
+);
 
-Deno.test("search_panes: refused patterns never reach tmux and name the construct", async () => {
-  await withSearch(async (_fx, s) => {
+searchTest(
+  "search_panes: refused patterns never reach tmux and name the construct",
+  async (_fx, s) => {
     assertStringIncludes(
       await s.fails("search_panes", { pattern: "foo(?<=bar)" }),
       "lookbehind at offset 3",
@@ -97,11 +114,12 @@ Deno.test("search_panes: refused patterns never reach tmux and name the construc
     assertStringIncludes(await s.fails("search_panes", { pattern: "é".repeat(500) }), "999");
     const adversarial = await s.ok<Found>("search_panes", { pattern: "(a+)+$" });
     assertEquals(adversarial.truncated, false);
-  });
-});
+  },
+);
 
-Deno.test("search_panes: maxMatchesPerPane and the byte budget set truncated", async () => {
-  await withSearch(async (fx, s, pane) => {
+searchTest(
+  "search_panes: maxMatchesPerPane and the byte budget set truncated",
+  async (fx, s, pane) => {
     await fx.runInPane(pane, "clear; for i in $(seq 1 8); do echo hit $i; done");
     const few = await s.ok<Found>("search_panes", { pattern: "^hit", maxMatchesPerPane: 3 });
     assertEquals(few.panes[0].matches.length, 3);
@@ -115,5 +133,6 @@ Deno.test("search_panes: maxMatchesPerPane and the byte budget set truncated", a
     const texts = both.panes[0].matches.map((m) => m.text);
     assert(texts.includes("small-marker"), "the small match after the big one is kept");
     assert(both.truncated);
-  }, ["--max-bytes", "4000"]);
-});
+  },
+  ["--max-bytes", "4000"],
+);
