@@ -217,7 +217,8 @@ async function previousRun(
 function busy(paneId: string, why: string): ToolError {
   return new ToolError(
     `pane ${paneId} is busy: ${why}`,
-    'Wait for it to finish (wait_for_text), or interrupt it with send_keys keys ["C-c"], then call run_shell_command again.',
+    'Wait for it to finish (wait_for_text), or interrupt it with send_keys keys ["C-c"], then call ' +
+      "run_shell_command again (respawn_pane also clears it, by restarting the pane's shell).",
   );
 }
 
