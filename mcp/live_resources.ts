@@ -340,12 +340,14 @@ export class LiveResources implements ResourceProvider {
       const where = `${sessionName.get(pane.sessionId) ?? pane.sessionId}:${
         w ? `${w.index} (${w.name})` : pane.windowId
       }.${pane.index}`;
-      const what = pane.currentCommand ? `, running ${pane.currentCommand}` : "";
+      // Only topology goes into the listing (no running command, no size):
+      // list_changed is sent when the listing differs, and it must not fire
+      // for every command a pane runs.
       entries.push(
         {
           uri: paneUri(pane.paneId, "view"),
           name: `pane ${pane.paneId}`,
-          description: `Pane ${pane.paneId} in ${where}${what}: its view (JSON).`,
+          description: `Pane ${pane.paneId} in ${where}: its view (JSON).`,
           mimeType: "application/json",
         },
         {

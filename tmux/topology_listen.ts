@@ -109,6 +109,8 @@ export class TopologyListener {
       for await (const chunk of child.stdout) {
         const lines = (partial + decoder.decode(chunk, { stream: true })).split("\n");
         partial = lines.pop() ?? "";
+        // Once stopped, its own leaving (%exit) is news to nobody.
+        if (this.#child !== child) continue;
         for (const line of lines) if (line.startsWith("%")) this.notify(line);
       }
     } catch {
