@@ -303,6 +303,32 @@ withServer("read batch: 16 full-history captures stay under 1,000,000 bytes", as
   void paneId;
 }, { args: ["--max-bytes", "4000000", "--max-lines", "100000"] });
 
+withServer("read batch: 16 mixed rows equal the same calls made one by one", async (fx, s) => {
+  await fx.tmux("split-window", "-t", "main");
+  await fx.tmux("new-window", "-t", "main:");
+  await fx.tmux("split-window", "-t", "main:1");
+  const panes = (await fx.tmux("list-panes", "-a", "-F", "#{pane_id}")).split("\n");
+  const windows = (await fx.tmux("list-windows", "-a", "-F", "#{window_id}")).split("\n");
+  // Rows run at once; each must still get its own answer, in its own row.
+  const operations = Array.from({ length: 16 }, (_, i) => {
+    const paneId = panes[i % panes.length];
+    return [
+      { tool: "get_pane_info", arguments: { paneId } },
+      { tool: "capture_pane", arguments: { paneId } },
+      { tool: "get_window_info", arguments: { windowId: windows[i % windows.length] } },
+      { tool: "get_tmux_variables", arguments: { paneId, names: ["pane_id", "window_id"] } },
+    ][i % 4];
+  });
+  const batch = await s.ok<{ results: { success: boolean; result: unknown }[] }>(
+    "call_read_tools_batch",
+    { operations },
+  );
+  assert(batch.results.every((r) => r.success));
+  for (const [i, op] of operations.entries()) {
+    assertEquals(batch.results[i].result, await s.ok(op.tool, op.arguments), `row ${i}`);
+  }
+});
+
 withServer("read batch: limits, refusals and onError", async (fx, s) => {
   const paneId = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
   const op = { tool: "get_pane_info", arguments: { paneId } };
@@ -385,20 +411,23 @@ withServer(
   { args: ["--toolsets", "inspect", "--exclude-tools", "capture_pane"] },
 );
 
-Deno.test("no tmux server on the socket: lists are empty, targeted tools say so", async () => {
-  const fx = await TmuxFixture.empty();
-  const s = await startServer(fx.socketPath);
-  try {
-    assertEquals(await s.ok("list_sessions"), { sessions: [] });
-    assertEquals(await s.ok("list_panes"), { panes: [] });
-    assertEquals(await s.ok("list_windows"), { windows: [] });
-    assertStringIncludes(await s.fails("get_pane_info", { paneId: "%0" }), "no tmux server");
-    assertStringIncludes(await s.fails("capture_pane", {}), "no tmux server");
-  } finally {
-    await s.close();
-    await fx.close();
-  }
-});
+// The control transport has no client to attach here: every call takes its fallback.
+for (const transport of TRANSPORTS) {
+  Deno.test(`no tmux server on the socket: lists are empty, targeted tools say so [${transport}]`, async () => {
+    const fx = await TmuxFixture.empty();
+    const s = await startServer(fx.socketPath, { args: ["--transport", transport] });
+    try {
+      assertEquals(await s.ok("list_sessions"), { sessions: [] });
+      assertEquals(await s.ok("list_panes"), { panes: [] });
+      assertEquals(await s.ok("list_windows"), { windows: [] });
+      assertStringIncludes(await s.fails("get_pane_info", { paneId: "%0" }), "no tmux server");
+      assertStringIncludes(await s.fails("capture_pane", {}), "no tmux server");
+    } finally {
+      await s.close();
+      await fx.close();
+    }
+  });
+}
 
 Deno.test("the capabilities resource describes the socket, toolsets and tools", async () => {
   const fx = await TmuxFixture.start();
