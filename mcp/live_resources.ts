@@ -304,6 +304,7 @@ export interface WhileSubscribed {
 /** The provider of the live views, their subscriptions and pane id completion. */
 export class LiveResources implements ResourceProvider {
   readonly #panes = new Map<string, PaneSubscription>();
+  readonly #starting = new Map<string, Promise<void>>();
   /** Subscribers of the sessions view, with the view they were last told about. */
   #sessions: { updated: () => void; last: string | undefined } | undefined;
 
@@ -415,12 +416,24 @@ export class LiveResources implements ResourceProvider {
     const ref = parsePaneUri(uri);
     if (!ref) return false;
     if (this.#panes.has(uri)) return true;
+    // A second request for the same URI while the first is starting joins it.
+    const starting = this.#starting.get(uri);
+    if (starting) {
+      await starting;
+      return true;
+    }
     const sub: PaneSubscription = new PaneSubscription(ref, ctx, updated, () => {
       if (this.#panes.get(uri) !== sub) return;
       this.#panes.delete(uri);
       this.#followSubscriptions().catch((error: unknown) => logError("subscription end", error));
     });
-    await sub.start();
+    const start = sub.start();
+    this.#starting.set(uri, start);
+    try {
+      await start;
+    } finally {
+      this.#starting.delete(uri);
+    }
     this.#panes.set(uri, sub);
     await this.#followSubscriptions();
     return true;
@@ -432,6 +445,9 @@ export class LiveResources implements ResourceProvider {
       this.#sessions = undefined;
     } else {
       if (!parsePaneUri(uri)) return false;
+      // A subscription still starting is ended once it has started; if it
+      // failed, its error went to the subscribe request and there is nothing to end.
+      await this.#starting.get(uri)?.catch(() => {});
       const sub = this.#panes.get(uri);
       this.#panes.delete(uri);
       await sub?.close();

@@ -366,7 +366,8 @@ for (const transport of ["control", "process"]) {
       // Control: at most the transport's own client; process: none at all.
       assert(idle.length <= (transport === "control" ? 1 : 0), `idle clients: ${idle.join("; ")}`);
       const uri = contentUri(pane);
-      await s.client.subscribeResource({ uri });
+      // Two requests at once for one URI make one subscription, ended by one unsubscribe.
+      await Promise.all([s.client.subscribeResource({ uri }), s.client.subscribeResource({ uri })]);
       const watching = await controlClients(s, fx.socketPath);
       // The pane's output watch; in process mode also the listener for a person's changes.
       assertEquals(
