@@ -132,8 +132,12 @@ export class TmuxMcpServer {
         instructions: options.instructions,
       },
     );
-    const listings = options.tools.map(toolListing);
-    this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listings }));
+    // Built on first use: converting 45 schemas to JSON Schema is the largest
+    // piece of start-up work, and the initialize answer need not wait for it.
+    let listings: ReturnType<typeof toolListing>[] | undefined;
+    this.server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: (listings ??= options.tools.map(toolListing)),
+    }));
     this.server.setRequestHandler(
       CallToolRequestSchema,
       (request: CallToolRequest, extra: Extra) =>
