@@ -92,10 +92,11 @@ async function main(argv: string[]): Promise<void> {
     if (isTopologyNotification(line)) mcp.topologyChanged();
   };
   // A person's changes (new windows, renames, kills) reach us as control-mode
-  // notifications: on the transport's own client, or, with the process
-  // transport, on a listen-only client that runs while anyone is subscribed.
+  // notifications: always on the control transport's own client (sessions,
+  // windows, and panes of its session), and, while anyone is subscribed, on a
+  // listen-only client that also hears pane changes in every session.
   const control = tmux.transport instanceof ControlTransport ? tmux.transport : undefined;
-  const live = new LiveResources(control ? undefined : new TopologyListener(tmux, topologyHint));
+  const live = new LiveResources(new TopologyListener(tmux, topologyHint));
   const mcp: TmuxMcpServer = new TmuxMcpServer({
     tmux,
     settings,

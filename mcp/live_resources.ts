@@ -23,6 +23,7 @@
 import type { Tmux } from "../tmux/client.ts";
 import { TmuxError } from "../tmux/errors.ts";
 import { watchPaneOutput } from "../tmux/output_watch.ts";
+import { TOPOLOGY_SUBSCRIPTION } from "../tmux/topology_listen.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import {
   isNoServer,
@@ -496,6 +497,8 @@ const TOPOLOGY_NOTIFICATIONS = [
   "%unlinked-window-renamed ",
   // A pane split off or killed in the attached session shows up as a layout change.
   "%layout-change ",
+  // The listener's format subscription to every session, window and pane.
+  `%subscription-changed ${TOPOLOGY_SUBSCRIPTION} `,
   // The shared client left (its session was killed): the check that follows
   // makes a round trip, which attaches the transport again if a session is left.
   "%exit",

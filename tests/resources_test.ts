@@ -369,10 +369,10 @@ for (const transport of ["control", "process"]) {
       // Two requests at once for one URI make one subscription, ended by one unsubscribe.
       await Promise.all([s.client.subscribeResource({ uri }), s.client.subscribeResource({ uri })]);
       const watching = await controlClients(s, fx.socketPath);
-      // The pane's output watch; in process mode also the listener for a person's changes.
+      // The pane's output watch and the listener for a person's changes.
       assertEquals(
         watching.length,
-        idle.length + (transport === "control" ? 1 : 2),
+        idle.length + 2,
         `clients while subscribed: ${watching.join("; ")}`,
       );
       await s.client.unsubscribeResource({ uri });
@@ -407,6 +407,28 @@ Deno.test("resources (process): while anyone is subscribed, a person's changes s
     assertEquals(await controlClients(s, fx.socketPath), [], "no client once unsubscribed");
   });
 });
+
+for (const transport of ["control", "process"]) {
+  Deno.test(`resources (${transport}): while subscribed, a pane split or killed in another session sends list_changed`, async () => {
+    await withServer(["--transport", transport], async (fx, s, n) => {
+      await fx.tmux("new-session", "-d", "-s", "other");
+      const pane = await firstPane(fx);
+      await s.client.listResources();
+      await s.client.subscribeResource({ uri: contentUri(pane) });
+      let from = n.mark();
+      const split = await fx.tmux("split-window", "-d", "-t", "=other:", "-P", "-F", "#{pane_id}");
+      await n.next(from, listChanged, "list_changed after a split in another session");
+      const { resources } = await s.client.listResources();
+      assert(
+        resources.some((r: { uri: string }) => r.uri === contentUri(split)),
+        "the new pane is listed",
+      );
+      from = n.mark();
+      await fx.tmux("kill-pane", "-t", split);
+      await n.next(from, listChanged, "list_changed after a kill-pane in another session");
+    });
+  });
+}
 
 Deno.test("resources: stdin EOF exits 0 promptly with a live subscription and leaves no client", async () => {
   const fx = await TmuxFixture.start();

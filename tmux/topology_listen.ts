@@ -1,24 +1,42 @@
 /**
  * Hearing about a person's changes (sessions, windows, panes created,
- * renamed, killed) when the shared transport has no control client of its
- * own (`--transport process`): a listen-only control client, attached to
- * one session of the driven server while someone wants to hear, ended when
- * nobody does. tmux sends every control client `%sessions-changed`,
- * `%session-renamed` and the (unlinked-)window notifications of every
- * session; pane-level changes (`%layout-change`) only for the session the
- * client is attached to.
+ * renamed, killed) while anyone is subscribed to a resource: a listen-only
+ * control client, attached to one session of the driven server from the
+ * first subscription to the end of the last. tmux sends every control client
+ * `%sessions-changed`, `%session-renamed` and the (unlinked-)window
+ * notifications of every session, but pane-level changes (`%layout-change`)
+ * only for the session the client is attached to. So the client also
+ * subscribes to a format that spells out every session, window and pane
+ * (`refresh-client -B`): tmux re-evaluates it about once a second and sends
+ * `%subscription-changed tmux-mcp-topology …` at first and whenever it
+ * differs, which covers panes split off or killed in any session, with no
+ * timer on our side. (Whoever hears these lines compares the resource
+ * listing, so a report that changes nothing sends nothing.)
  *
  * It is attached with `-E` (it does not copy this process's environment
  * into the session), `read-only`, `ignore-size` (it never sizes anyone's
- * windows) and `no-output` (no `%output` flood), and it sends no commands.
- * When its session ends it attaches to another one, if any is left.
+ * windows) and `no-output` (no `%output` flood); the subscription is the only
+ * command it sends. When its session ends it attaches to another one, if any
+ * is left.
  *
  * @module
  */
 
 import { socketArgs, type Tmux } from "./client.ts";
+import { quoteArgument } from "./control_transport.ts";
 import { childEnvironment } from "./environment.ts";
 import { spawnStats } from "./spawn.ts";
+
+/** Name of the format subscription that reports topology changes. */
+export const TOPOLOGY_SUBSCRIPTION = "tmux-mcp-topology";
+
+/**
+ * Every session, window and pane, with the names and indexes the resource
+ * listing shows. No commas: in a loop (`#{P:a,b}`) a comma starts the
+ * format used for the current item only.
+ */
+const TOPOLOGY_FORMAT = "#{S:#{session_id}=#{session_name}" +
+  "#{W:|#{window_id}.#{window_index}=#{window_name}#{P: #{pane_id}.#{pane_index}}};}";
 
 /** How long the client may take to leave after its stdin closes. */
 const EXIT_GRACE_MS = 1_000;
@@ -103,15 +121,39 @@ export class TopologyListener {
     this.#done = this.#read(child);
   }
 
+  /** Subscribes the attached client to the topology format (tmux drops it if sent before attaching). */
+  async #subscribe(child: Deno.ChildProcess): Promise<void> {
+    const writer = child.stdin.getWriter();
+    try {
+      await writer.write(
+        new TextEncoder().encode(
+          `refresh-client -B ${quoteArgument(`${TOPOLOGY_SUBSCRIPTION}::${TOPOLOGY_FORMAT}`)}\n`,
+        ),
+      );
+    } catch {
+      // The client is already gone; #read sees it end and reattaches if wanted.
+    } finally {
+      writer.releaseLock();
+    }
+  }
+
   async #read(child: Deno.ChildProcess): Promise<void> {
     let partial = "";
+    let subscribed = false;
     try {
       for await (const chunk of child.stdout) {
         const lines = (partial + decoder.decode(chunk, { stream: true })).split("\n");
         partial = lines.pop() ?? "";
         // Once stopped, its own leaving (%exit) is news to nobody.
         if (this.#child !== child) continue;
-        for (const line of lines) if (line.startsWith("%")) this.notify(line);
+        for (const line of lines) {
+          if (!line.startsWith("%")) continue;
+          if (line.startsWith("%session-changed ") && !subscribed) {
+            subscribed = true;
+            void this.#subscribe(child);
+          }
+          this.notify(line);
+        }
       }
     } catch {
       // A broken pipe is the end of the client.
