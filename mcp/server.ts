@@ -136,7 +136,7 @@ export class TmuxMcpServer {
     // piece of start-up work, and the initialize answer need not wait for it.
     let listings: ReturnType<typeof toolListing>[] | undefined;
     this.server.setRequestHandler(ListToolsRequestSchema, () => ({
-      tools: (listings ??= options.tools.map(toolListing)),
+      tools: listings ??= options.tools.map(toolListing),
     }));
     this.server.setRequestHandler(
       CallToolRequestSchema,
