@@ -334,7 +334,11 @@ export class LiveResources implements ResourceProvider {
     const entries: ResourceEntry[] = [{
       uri: SESSIONS_URI,
       name: "sessions",
-      description: `The ${sessions.length} tmux sessions (JSON list of session views).`,
+      description: `The ${sessions.length} tmux sessions (JSON list of session views).${
+        panes.length > MAX_LISTED_PANES
+          ? ` Only ${MAX_LISTED_PANES} of ${panes.length} panes are listed; reach the others through the templates.`
+          : ""
+      }`,
       mimeType: "application/json",
     }];
     for (const pane of panes.slice(0, MAX_LISTED_PANES)) {

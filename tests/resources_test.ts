@@ -157,6 +157,19 @@ Deno.test("resources: sessions and each pane's view and content are listed, temp
   });
 });
 
+Deno.test("resources: at most 100 panes are listed one by one, and the listing says so", async () => {
+  await withServer([], async (fx, s) => {
+    const many: string[] = [];
+    for (let i = 0; i < 105; i++) many.push(...(i > 0 ? [";"] : []), "new-window", "-d");
+    await fx.tmux(...many);
+    const { resources } = await s.client.listResources();
+    const panes = resources.filter((r: { uri: string }) => r.uri.startsWith("tmux://panes/"));
+    assertEquals(panes.length, 200, "a view and a content resource for 100 panes");
+    const sessions = resources.find((r: { uri: string }) => r.uri === "tmux://sessions");
+    assertStringIncludes(sessions?.description ?? "", "Only 100 of 106 panes are listed");
+  });
+});
+
 Deno.test("resources: the content resource keeps within the line budget and says what it dropped", async () => {
   await withServer(["--max-lines", "10"], async (fx, s) => {
     const pane = await firstPane(fx);
