@@ -1,0 +1,150 @@
+/**
+ * How fast live resources notice things, through the real server over stdio
+ * (`deno task start`'s command line), for each command transport:
+ *
+ * - update latency: from a line printed in a subscribed pane (bash's
+ *   `$EPOCHREALTIME` as it prints) to `notifications/resources/updated`
+ *   reaching the client. Trials are spaced beyond the 500 ms update spacing,
+ *   so the figure is the detection path, not the coalescing.
+ * - list_changed latency: from a person's `tmux new-window` returning to
+ *   `notifications/resources/list_changed` (200 ms of it is the coalescing
+ *   delay), while a subscription is live and while none is.
+ *
+ * Run: deno run -A bench/resources_bench.ts
+ *
+ * @module
+ */
+
+import {
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { startServer, TmuxFixture } from "../tests/harness.ts";
+
+const TRIALS = 20;
+const BOUND_MS = 10_000;
+
+function quantile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+}
+
+function summary(values: number[]): string {
+  const sorted = [...values].sort((a, b) => a - b);
+  const f = (v: number) => v.toFixed(1);
+  return `median ${f(quantile(sorted, 0.5))} ms, p90 ${f(quantile(sorted, 0.9))} ms, max ${
+    f(sorted[sorted.length - 1])
+  } ms (n=${sorted.length})`;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Resolves with the wall-clock time (ms) of the next notification `kind`. */
+function nextNotification(waiters: Map<string, (at: number) => void>, kind: string) {
+  return new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ${kind} within ${BOUND_MS} ms`)), BOUND_MS);
+    waiters.set(kind, (at) => {
+      clearTimeout(timer);
+      resolve(at);
+    });
+  });
+}
+
+async function run(transport: "control" | "process") {
+  const fixture = await TmuxFixture.start({ width: 100, height: 30 });
+  const session = await startServer(fixture.socketPath, { args: ["--transport", transport] });
+  const waiters = new Map<string, (at: number) => void>();
+  const now = () => performance.timeOrigin + performance.now();
+  const deliver = (kind: string) => {
+    const at = now();
+    const waiter = waiters.get(kind);
+    waiters.delete(kind);
+    waiter?.(at);
+  };
+  session.client.setNotificationHandler(
+    ResourceUpdatedNotificationSchema,
+    () => deliver("updated"),
+  );
+  session.client.setNotificationHandler(
+    ResourceListChangedNotificationSchema,
+    () => deliver("list_changed"),
+  );
+  try {
+    const pane = await fixture.tmux(
+      "new-window",
+      "-P",
+      "-F",
+      "#{pane_id}",
+      "-t",
+      "main:",
+      "bash --norc --noprofile",
+    );
+    await fixture.runInPane(pane, "true");
+    await fixture.tmux(
+      "send-keys",
+      "-t",
+      pane,
+      "-l",
+      `while tmux -S '${fixture.socketPath}' wait-for go; do printf 'T %s\\n' "$EPOCHREALTIME"; done`,
+    );
+    await fixture.tmux("send-keys", "-t", pane, "Enter");
+
+    await session.client.listResources();
+    // With the process transport nobody listens while nothing is subscribed.
+    const idleList: number[] = [];
+    for (let i = 0; i < (transport === "control" ? 5 : 0); i++) {
+      const seen = nextNotification(waiters, "list_changed");
+      const began = now();
+      await fixture.tmux("new-window", "-d");
+      idleList.push((await seen) - began);
+      await session.client.listResources();
+    }
+
+    const uri = `tmux://panes/${encodeURIComponent(pane)}/content`;
+    await session.client.subscribeResource({ uri });
+    const updates: number[] = [];
+    for (let trial = 0; trial < TRIALS; trial++) {
+      await sleep(600);
+      const seen = nextNotification(waiters, "updated");
+      await fixture.tmux("wait-for", "-S", "go");
+      const at = await seen;
+      const screen = await session.client.readResource({ uri });
+      const text = (screen.contents[0] as { text: string }).text;
+      const stamps = [...text.matchAll(/^T (\d+\.\d+)$/gm)];
+      const printed = Number(stamps[stamps.length - 1][1]) * 1000;
+      updates.push(at - printed);
+    }
+
+    const liveList: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const seen = nextNotification(waiters, "list_changed");
+      const began = now();
+      await fixture.tmux("new-window", "-d");
+      liveList.push((await seen) - began);
+      await session.client.listResources();
+    }
+    await session.client.unsubscribeResource({ uri });
+
+    console.log(`${transport}: update after printing: ${summary(updates)}`);
+    console.log(
+      `${transport}: list_changed after a person's new-window, nobody subscribed: ${
+        idleList.length > 0 ? summary(idleList) : "not heard (no client runs)"
+      }`,
+    );
+    console.log(
+      `${transport}: list_changed after a person's new-window, while subscribed: ${
+        summary(liveList)
+      }`,
+    );
+  } finally {
+    await session.close();
+    await fixture.close();
+  }
+}
+
+for (const transport of ["control", "process"] as const) {
+  try {
+    await run(transport);
+  } catch (error) {
+    console.log(`${transport}: ${error instanceof Error ? error.message : error}`);
+  }
+}
