@@ -9,8 +9,11 @@
  * told about; updates are spaced at least {@link UPDATE_SPACING_MS} apart, so
  * a burst of output gives a handful of notifications, not one per line. A
  * pane that is killed or whose program exits gets one final update and its
- * subscription ends. Nothing runs while nobody is subscribed: no watch, no
- * timer.
+ * subscription ends. A subscription to `tmux://sessions` is updated when a
+ * topology check finds the sessions view changed. While anything is
+ * subscribed, a companion (the topology listener, tmux/topology_listen.ts)
+ * runs too. Nothing runs while nobody is subscribed: no watch, no listener,
+ * no timer.
  *
  * Pane ids contain `%`, which a URI must write as `%25`: the listed URIs use
  * that form (`tmux://panes/%253` is pane `%3`), which is also what expanding
@@ -321,7 +324,7 @@ export class LiveResources implements ResourceProvider {
     else await this.whileSubscribed?.stop();
   }
 
-  /** Number of live pane subscriptions (for tests and diagnostics). */
+  /** Number of live subscriptions, the sessions view counting as one. */
   get subscriptions(): number {
     return this.#panes.size + (this.#sessions ? 1 : 0);
   }
