@@ -191,3 +191,29 @@ export async function startServer(
     },
   };
 }
+
+/** A row of the process table. */
+export interface ProcessRow {
+  /** Process id. */
+  pid: number;
+  /** Parent process id. */
+  ppid: number;
+  /** The command line, arguments joined by spaces. */
+  args: string;
+}
+
+/**
+ * The process table, read with `ps` (Deno lets only --allow-all read
+ * /proc/<pid>, which the test task does not grant).
+ */
+export async function processTable(): Promise<ProcessRow[]> {
+  const out = await new Deno.Command("ps", {
+    args: ["-A", "-ww", "-o", "pid=,ppid=,args="],
+    stdout: "piped",
+  })
+    .output();
+  return new TextDecoder().decode(out.stdout).split("\n").flatMap((line) => {
+    const match = line.match(/^\s*(\d+)\s+(\d+)\s+(.*)$/);
+    return match ? [{ pid: Number(match[1]), ppid: Number(match[2]), args: match[3] }] : [];
+  });
+}

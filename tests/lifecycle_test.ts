@@ -1,7 +1,7 @@
 /** The process contract (CONTRACT §1): one stderr line, clean exit on stdin EOF, start-up failures. */
 
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
-import { startCommand, TmuxFixture } from "./harness.ts";
+import { processTable, startCommand, TmuxFixture } from "./harness.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 
@@ -23,22 +23,11 @@ function spawnServer(args: string[], env: Record<string, string> = {}) {
   }).spawn();
 }
 
-/** Processes whose command line mentions `needle` (read from /proc). */
+/** Processes whose command line mentions `needle`. */
 async function processesMentioning(needle: string): Promise<string[]> {
-  const found: string[] = [];
-  for await (const entry of Deno.readDir("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const cmdline = (await Deno.readTextFile(`/proc/${entry.name}/cmdline`)).replaceAll(
-        "\0",
-        " ",
-      );
-      if (cmdline.includes(needle)) found.push(`${entry.name}: ${cmdline}`);
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return found;
+  return (await processTable()).filter((p) => p.args.includes(needle)).map((p) =>
+    `${p.pid}: ${p.args}`
+  );
 }
 
 Deno.test("start-up writes one stderr line; stdin EOF exits 0 promptly and leaves no child", async () => {

@@ -1,7 +1,7 @@
 /** The one-shot process starter under a hung tmux server. */
 
 import { assert, assertRejects } from "./assert.ts";
-import { TmuxFixture } from "./harness.ts";
+import { processTable, TmuxFixture } from "./harness.ts";
 import { spawnTmux } from "../tmux/spawn.ts";
 
 Deno.test("spawnTmux: a stopped tmux server times out and the client is reaped", async () => {
@@ -22,14 +22,9 @@ Deno.test("spawnTmux: a stopped tmux server times out and the client is reaped",
     });
     controller.abort();
     await assertRejects(() => pending, "cancelled");
-    const clients = [];
-    for await (const entry of Deno.readDir("/proc")) {
-      if (!/^\d+$/.test(entry.name)) continue;
-      const cmdline = await Deno.readTextFile(`/proc/${entry.name}/cmdline`).catch(() => "");
-      if (cmdline.includes(fx.socketPath) && cmdline.includes("list-panes")) {
-        clients.push(entry.name);
-      }
-    }
+    const clients = (await processTable())
+      .filter((p) => p.args.includes(fx.socketPath) && p.args.includes("list-panes"))
+      .map((p) => p.pid);
     assert(clients.length === 0, `clients left: ${clients.join(",")}`);
   } finally {
     Deno.kill(serverPid, "SIGCONT");
