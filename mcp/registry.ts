@@ -140,3 +140,20 @@ export function readsTerminal(): Capability {
     amplifiesFutureInput: false,
   };
 }
+
+/** A capability record of a tool that changes tmux without reading pane text. */
+export function changesTmux(
+  toolset: Toolset,
+  tmuxEffects: Capability["tmuxEffects"],
+  extra: { processReach?: Capability["processReach"]; amplifiesFutureInput?: boolean } = {},
+): Capability {
+  return {
+    toolset,
+    processReach: extra.processReach ?? "none",
+    tmuxEffects,
+    outputClasses: ["tmux-metadata"],
+    mayExposeSecrets: false,
+    mayReturnUntrustedContent: false,
+    amplifiesFutureInput: extra.amplifiesFutureInput ?? false,
+  };
+}

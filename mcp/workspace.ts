@@ -18,8 +18,7 @@ import { TmuxError } from "../tmux/errors.ts";
 import { escapeFormat } from "../tmux/format.ts";
 import { getPane, noSuch, PANE_FORMAT, type PaneView } from "../tmux/views.ts";
 import { ToolError } from "./errors.ts";
-import type { Capability, ToolContext } from "./registry.ts";
-import type { Toolset } from "./toolsets.ts";
+import type { ToolContext } from "./registry.ts";
 
 const NO_NUL = /^[^\0]*$/;
 
@@ -74,23 +73,6 @@ export function environmentArgs(env: Record<string, string> | null | undefined):
 /** The `-c dir` arguments, escaped because tmux expands the directory as a format. */
 export function directoryArgs(dir: string | null | undefined): string[] {
   return dir ? ["-c", escapeFormat(dir)] : [];
-}
-
-/** A capability record of a tool that changes tmux without reading pane text. */
-export function changesTmux(
-  toolset: Toolset,
-  tmuxEffects: Capability["tmuxEffects"],
-  extra: { processReach?: Capability["processReach"]; amplifiesFutureInput?: boolean } = {},
-): Capability {
-  return {
-    toolset,
-    processReach: extra.processReach ?? "none",
-    tmuxEffects,
-    outputClasses: ["tmux-metadata"],
-    mayExposeSecrets: false,
-    mayReturnUntrustedContent: false,
-    amplifiesFutureInput: extra.amplifiesFutureInput ?? false,
-  };
 }
 
 /** The marker every view record starts with (the part of a view format before its first field). */

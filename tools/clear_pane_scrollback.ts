@@ -2,10 +2,9 @@
 
 import { z } from "zod";
 import { callerPane } from "../mcp/panes.ts";
-import { defineTool } from "../mcp/registry.ts";
+import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { paneId, paneView } from "../mcp/schemas.ts";
 import { readRows, refuseCaller } from "../mcp/teardown.ts";
-import { changesTmux } from "../mcp/workspace.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { listPanesCommand, noSuch, parsePanes } from "../tmux/views.ts";
 

@@ -1,7 +1,7 @@
 /** `kill_pane`: ends one pane and its process (its window closes with its last pane). */
 
 import { z } from "zod";
-import { defineTool } from "../mcp/registry.ts";
+import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { paneId } from "../mcp/schemas.ts";
 import {
   cascade,
@@ -11,7 +11,6 @@ import {
   refuseCaller,
   renderKilled,
 } from "../mcp/teardown.ts";
-import { changesTmux } from "../mcp/workspace.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { noSuch } from "../tmux/views.ts";
 

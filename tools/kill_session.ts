@@ -1,7 +1,7 @@
 /** `kill_session`: ends one session and the windows only it holds. */
 
 import { z } from "zod";
-import { defineTool } from "../mcp/registry.ts";
+import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { session } from "../mcp/schemas.ts";
 import {
   cascade,
@@ -11,7 +11,6 @@ import {
   refuseCaller,
   renderKilled,
 } from "../mcp/teardown.ts";
-import { changesTmux } from "../mcp/workspace.ts";
 import { sessionTarget } from "../tmux/targets.ts";
 
 /** The kill_session tool. */

@@ -1,7 +1,7 @@
 /** `kill_window`: closes one window and ends every pane in it. */
 
 import { z } from "zod";
-import { defineTool } from "../mcp/registry.ts";
+import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { windowId } from "../mcp/schemas.ts";
 import {
   cascade,
@@ -11,7 +11,6 @@ import {
   refuseCaller,
   renderKilled,
 } from "../mcp/teardown.ts";
-import { changesTmux } from "../mcp/workspace.ts";
 import { windowTarget } from "../tmux/targets.ts";
 
 /** The kill_window tool. */

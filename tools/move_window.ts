@@ -2,10 +2,10 @@
 
 import { z } from "zod";
 import { ToolError } from "../mcp/errors.ts";
-import { defineTool } from "../mcp/registry.ts";
+import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { action, session, windowId } from "../mcp/schemas.ts";
 import { readRows, refuseCaller } from "../mcp/teardown.ts";
-import { changesTmux, nothingToDo, withoutValues } from "../mcp/workspace.ts";
+import { nothingToDo, withoutValues } from "../mcp/workspace.ts";
 import { formatOf, int, parseRows, text } from "../tmux/format.ts";
 import { windowTarget } from "../tmux/targets.ts";
 import {

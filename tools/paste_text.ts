@@ -4,7 +4,7 @@ import { z } from "zod";
 import { utf8Length } from "../mcp/budget.ts";
 import { ToolError } from "../mcp/errors.ts";
 import { checkInputTarget } from "../mcp/panes.ts";
-import { defineTool } from "../mcp/registry.ts";
+import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { paneId } from "../mcp/schemas.ts";
 import { chunkText, runBounded } from "../tmux/chunks.ts";
 import type { Tmux } from "../tmux/client.ts";
@@ -22,15 +22,7 @@ export const pasteText = defineTool({
     "bracketed paste (default) a shell or editor that asks for it takes the text as typed input " +
     "and runs nothing until Enter. The text goes through a uniquely named tmux buffer that is " +
     "deleted afterwards, also on failure; your own buffers are untouched.",
-  capability: {
-    toolset: "execute",
-    processReach: "pane-input",
-    tmuxEffects: ["change"],
-    outputClasses: ["tmux-metadata"],
-    mayExposeSecrets: false,
-    mayReturnUntrustedContent: false,
-    amplifiesFutureInput: false,
-  },
+  capability: changesTmux("execute", ["change"], { processReach: "pane-input" }),
   input: z.strictObject({
     paneId,
     text: z.string().min(1).max(MAX_PASTE_BYTES).describe(

@@ -2,9 +2,9 @@
 
 import { z } from "zod";
 import { ToolError } from "../mcp/errors.ts";
-import { defineTool } from "../mcp/registry.ts";
+import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { session, sessionView } from "../mcp/schemas.ts";
-import { changesTmux, MISSING, nameText, withoutValues } from "../mcp/workspace.ts";
+import { MISSING, nameText, withoutValues } from "../mcp/workspace.ts";
 import { escapeFormat } from "../tmux/format.ts";
 import { sessionTarget, sessionWindowTarget } from "../tmux/targets.ts";
 import { findSession, listSessionsCommand, parseSessions } from "../tmux/views.ts";

@@ -1,9 +1,9 @@
 /** `resize_window`: sets a window's size. */
 
 import { z } from "zod";
-import { defineTool } from "../mcp/registry.ts";
+import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { windowId, windowView } from "../mcp/schemas.ts";
-import { changesTmux, nothingToDo } from "../mcp/workspace.ts";
+import { nothingToDo } from "../mcp/workspace.ts";
 import { windowTarget } from "../tmux/targets.ts";
 import { noSuch, parseWindows, windowViewCommand } from "../tmux/views.ts";
 

@@ -3,10 +3,9 @@
 import { z } from "zod";
 import { ToolError } from "../mcp/errors.ts";
 import { callerPane } from "../mcp/panes.ts";
-import { defineTool } from "../mcp/registry.ts";
+import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { paneId, paneView } from "../mcp/schemas.ts";
 import {
-  changesTmux,
   confirmDirectory,
   directoryArgs,
   startDirectory,

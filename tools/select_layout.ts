@@ -2,9 +2,9 @@
 
 import { z } from "zod";
 import { ToolError } from "../mcp/errors.ts";
-import { defineTool } from "../mcp/registry.ts";
+import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { windowId, windowView } from "../mcp/schemas.ts";
-import { changesTmux, withoutValues } from "../mcp/workspace.ts";
+import { withoutValues } from "../mcp/workspace.ts";
 import { windowTarget } from "../tmux/targets.ts";
 import { noSuch, parseWindows, windowViewCommand } from "../tmux/views.ts";
 

@@ -2,9 +2,9 @@
 
 import { z } from "zod";
 import { ToolError } from "../mcp/errors.ts";
-import { defineTool } from "../mcp/registry.ts";
+import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { session, windowId, windowView } from "../mcp/schemas.ts";
-import { changesTmux, NO_SESSIONS, nothingToDo, withoutValues } from "../mcp/workspace.ts";
+import { NO_SESSIONS, nothingToDo, withoutValues } from "../mcp/workspace.ts";
 import { flag, formatOf, int, parseRows, text } from "../tmux/format.ts";
 import { windowTarget } from "../tmux/targets.ts";
 import {

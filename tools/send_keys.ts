@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { checkTyping, describeTyping, typingCommands, typingFields } from "../mcp/keys.ts";
 import { checkInputTarget } from "../mcp/panes.ts";
-import { defineTool } from "../mcp/registry.ts";
+import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { paneId } from "../mcp/schemas.ts";
 import { runBounded } from "../tmux/chunks.ts";
 
@@ -16,15 +16,7 @@ export const sendKeys = defineTool({
     "text first, then keys, then Enter when enter is true. Every key name is checked before anything " +
     "is sent. For a shell command whose exit status and output you need, use run_shell_command; for " +
     "multi-line text, paste_text.",
-  capability: {
-    toolset: "execute",
-    processReach: "pane-input",
-    tmuxEffects: ["change"],
-    outputClasses: ["tmux-metadata"],
-    mayExposeSecrets: false,
-    mayReturnUntrustedContent: false,
-    amplifiesFutureInput: false,
-  },
+  capability: changesTmux("execute", ["change"], { processReach: "pane-input" }),
   input: z.strictObject({
     paneId,
     ...typingFields,

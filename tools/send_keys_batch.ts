@@ -4,7 +4,7 @@ import { z } from "zod";
 import { errorText, ToolError } from "../mcp/errors.ts";
 import { checkTyping, typingCommands, typingFields } from "../mcp/keys.ts";
 import { checkInputTarget } from "../mcp/panes.ts";
-import { defineTool } from "../mcp/registry.ts";
+import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { paneId } from "../mcp/schemas.ts";
 import { runBounded } from "../tmux/chunks.ts";
 import { TmuxError } from "../tmux/errors.ts";
@@ -28,15 +28,7 @@ export const sendKeysBatch = defineTool({
     "checked before the first is sent; a row that fails (dead pane, copy mode...) stops the batch " +
     "or, with onError continue, is skipped. The whole batch, pauses included, must fit the wait " +
     "ceiling (--wait-max-seconds). For commands whose exit status you need, use run_shell_command.",
-  capability: {
-    toolset: "execute",
-    processReach: "pane-input",
-    tmuxEffects: ["change"],
-    outputClasses: ["tmux-metadata"],
-    mayExposeSecrets: false,
-    mayReturnUntrustedContent: false,
-    amplifiesFutureInput: false,
-  },
+  capability: changesTmux("execute", ["change"], { processReach: "pane-input" }),
   input: z.strictObject({
     operations: z.array(operation).min(1).max(64).describe("Operations, sent in order."),
     onError: z.enum(["stop", "continue"]).nullish().describe(

@@ -1,9 +1,9 @@
 /** `set_mouse_enabled`: switches tmux mouse support on or off. */
 
 import { z } from "zod";
-import { defineTool } from "../mcp/registry.ts";
+import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { action, session } from "../mcp/schemas.ts";
-import { changesTmux, MISSING, withoutValues } from "../mcp/workspace.ts";
+import { MISSING, withoutValues } from "../mcp/workspace.ts";
 import { sessionWindowTarget } from "../tmux/targets.ts";
 
 /** The set_mouse_enabled tool. */

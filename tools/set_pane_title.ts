@@ -2,9 +2,9 @@
 
 import { z } from "zod";
 import { callerPane } from "../mcp/panes.ts";
-import { defineTool } from "../mcp/registry.ts";
+import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { paneId, paneView } from "../mcp/schemas.ts";
-import { changesTmux, nameText, withoutValues } from "../mcp/workspace.ts";
+import { nameText, withoutValues } from "../mcp/workspace.ts";
 import { escapeFormat } from "../tmux/format.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { listPanesCommand, noSuch, parsePanes } from "../tmux/views.ts";

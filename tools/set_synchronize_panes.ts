@@ -1,9 +1,9 @@
 /** `set_synchronize_panes`: makes keys typed into one pane of a window go to all of them. */
 
 import { z } from "zod";
-import { defineTool } from "../mcp/registry.ts";
+import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { action, windowId } from "../mcp/schemas.ts";
-import { changesTmux, MISSING, withoutValues } from "../mcp/workspace.ts";
+import { MISSING, withoutValues } from "../mcp/workspace.ts";
 import { windowTarget } from "../tmux/targets.ts";
 
 /** The set_synchronize_panes tool. */

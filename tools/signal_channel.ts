@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { channelName } from "../mcp/channel.ts";
-import { defineTool } from "../mcp/registry.ts";
+import { changesTmux, defineTool } from "../mcp/registry.ts";
 
 /** The signal_channel tool. */
 export const signalChannel = defineTool({
@@ -11,15 +11,7 @@ export const signalChannel = defineTool({
   description:
     "Signals a tmux wait-for channel (`tmux wait-for -S`): every waiter on it (wait_for_channel, " +
     "a script blocked in `tmux wait-for NAME`) continues. With no waiter, tmux keeps the signal for the next one.",
-  capability: {
-    toolset: "manage",
-    processReach: "none",
-    tmuxEffects: ["change"],
-    outputClasses: ["tmux-metadata"],
-    mayExposeSecrets: false,
-    mayReturnUntrustedContent: false,
-    amplifiesFutureInput: false,
-  },
+  capability: changesTmux("manage", ["change"]),
   input: z.strictObject({ channel: channelName }),
   output: z.object({ channel: z.string() }),
   async handler(args, ctx) {

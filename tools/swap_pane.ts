@@ -1,9 +1,8 @@
 /** `swap_pane`: exchanges the places of two panes. */
 
 import { z } from "zod";
-import { defineTool } from "../mcp/registry.ts";
+import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { action, paneId } from "../mcp/schemas.ts";
-import { changesTmux } from "../mcp/workspace.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { getPane, listPanesCommand, noSuch, parsePanes } from "../tmux/views.ts";
 

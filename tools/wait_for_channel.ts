@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { channelName } from "../mcp/channel.ts";
-import { defineTool } from "../mcp/registry.ts";
+import { defineTool, readsMetadata } from "../mcp/registry.ts";
 import { timeoutSeconds } from "../mcp/schemas.ts";
 import { waitForChannel } from "../tmux/wait_for.ts";
 
@@ -15,15 +15,7 @@ export const waitForChannelTool = defineTool({
     "A signal sent before the wait began is kept by tmux and ends the next wait at once. The timeout is " +
     "clamped to the server's wait ceiling and reported. A tmux server that exits during the wait is an " +
     "error, never a signal.",
-  capability: {
-    toolset: "manage",
-    processReach: "none",
-    tmuxEffects: ["observe"],
-    outputClasses: ["tmux-metadata"],
-    mayExposeSecrets: false,
-    mayReturnUntrustedContent: false,
-    amplifiesFutureInput: false,
-  },
+  capability: { ...readsMetadata(), toolset: "manage" },
   input: z.strictObject({ channel: channelName, timeoutSeconds }),
   output: z.object({
     channel: z.string(),
