@@ -1,0 +1,80 @@
+/**
+ * Memory benchmark: the server's resident memory (VmRSS, via ps) after 100
+ * tool calls and after 5,000, on a private tmux topology. The goal is growth
+ * within 10% (no per-call leak); this reports the figures, it does not time
+ * anything. Run:
+ *
+ *   deno run --allow-run --allow-read --allow-write --allow-env bench/memory_bench.ts [calls] [control|process] [tool,...]
+ *
+ * @module
+ */
+
+import { startServer } from "../tests/harness.ts";
+import { readTopology, rssKiB, startTopology } from "../tests/hardening.ts";
+
+const TOTAL = Number(Deno.args[0] ?? 5000);
+const TRANSPORT = Deno.args[1] ?? "control";
+/** Optional comma list: only these tools of the mix (to find which one grows). */
+const ONLY = Deno.args[2]?.split(",");
+const EARLY = 100;
+/** Calls in flight at once, so 5,000 calls finish in reasonable time. */
+const PARALLEL = 4;
+
+const fx = await startTopology();
+const session = await startServer(fx.socketPath, { args: ["--transport", TRANSPORT] });
+try {
+  const pid = session.transport.pid!;
+  const { panes, windows } = await readTopology(fx);
+  await fx.runInPane(panes[0], "seq 1 400");
+  // A mix of the common reads; each call builds and drops a result.
+  const fullMix: [string, Record<string, unknown>][] = [
+    ["list_panes", {}],
+    ["capture_pane", { paneId: panes[0], includeHistory: true }],
+    ["snapshot_pane", { paneId: panes[1] }],
+    ["get_pane_info", { paneId: panes[2] }],
+    ["get_window_info", { windowId: windows[0] }],
+    ["search_panes", { pattern: "3\\d\\d", includeHistory: true }],
+    ["capture_since", { paneId: panes[0] }],
+    ["list_sessions", {}],
+    ["get_pane_info", { paneId: "%99999" }],
+  ];
+  const mix = ONLY ? fullMix.filter(([tool]) => ONLY.includes(tool)) : fullMix;
+  let done = 0;
+  let failed = 0;
+  const run = async (until: number) => {
+    const worker = async () => {
+      while (done < until) {
+        const [tool, args] = mix[done++ % mix.length];
+        const result = await session.call(tool, args);
+        if (result.isError && tool !== "get_pane_info") failed++;
+      }
+    };
+    await Promise.all(Array.from({ length: PARALLEL }, worker));
+  };
+  await run(EARLY);
+  const early = await rssKiB(pid);
+  const started = performance.now();
+  // Samples along the way tell steady growth (a leak) from a heap that warms up and levels off.
+  const samples: string[] = [];
+  for (let at = 1000; at < TOTAL; at += 1000) {
+    await run(at);
+    samples.push(`${at}: ${((await rssKiB(pid)) / 1024).toFixed(1)}`);
+  }
+  await run(TOTAL);
+  const seconds = (performance.now() - started) / 1000;
+  const late = await rssKiB(pid);
+  const growth = (late - early) / early * 100;
+  console.log(
+    `memory [${TRANSPORT}]: VmRSS after ${EARLY} calls ${
+      (early / 1024).toFixed(1)
+    } MiB, after ${done} calls ` +
+      `${(late / 1024).toFixed(1)} MiB (${growth >= 0 ? "+" : ""}${
+        growth.toFixed(1)
+      }%, goal within 10%); ` +
+      `${failed} unexpected errors; ${(done - EARLY) / seconds | 0} calls/s`,
+  );
+  console.log(`  MiB along the way: ${samples.join(", ")}`);
+} finally {
+  await session.close();
+  await fx.close();
+}

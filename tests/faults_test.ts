@@ -1,0 +1,340 @@
+/**
+ * Faults: the tmux server killed in the middle of a read, a wait
+ * (wait_for_text, wait_for_channel) and a run (run_shell_command); the pane
+ * killed in the middle of a wait; tmux replaced by a program that hangs.
+ * Every call must answer with a clear error (or the contract's outcome)
+ * within its timeout, and the same server must work again once a tmux
+ * server is back on the same socket.
+ *
+ * The hanging-tmux test starts the server with the shipped flags plus
+ * `--allow-run=<script>`: the shipped permission set allows running tmux
+ * only at fixed paths, and a test script lives in a temporary directory.
+ * (A later `--allow-run` replaces the set's run list, so the server can run
+ * nothing but the script.)
+ *
+ * @module
+ */
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
+import { FIXTURE_SHELL, type Session, startCommand, startServer, TmuxFixture } from "./harness.ts";
+import { descendants, readTopology, startTopology, within } from "./hardening.ts";
+
+/** Failure bound of one answer; the waits below use far shorter timeouts than this. */
+const BOUND_MS = 60_000;
+/** Counted for the closing report: each kill or hang injected. */
+let faultsInjected = 0;
+
+/** Asserts `result` is a clean contract error of `tool`; returns its text. */
+function cleanError(tool: string, result: CallToolResult): string {
+  assert(
+    result.isError === true,
+    `${tool} did not fail: ${JSON.stringify(result.structuredContent)}`,
+  );
+  assertEquals(result.structuredContent, undefined, `${tool} error carried structuredContent`);
+  const text = (result.content[0] as { text: string }).text;
+  assert(text.startsWith(`${tool} failed: `), `unexpected error text: ${text}`);
+  assert(!text.includes("internal error"), `${tool} hit an internal error: ${text}`);
+  return text;
+}
+
+/** Starts a fresh tmux server on the fixture's socket (the panes run the fixture shell). */
+async function bringBack(fx: TmuxFixture, name: string): Promise<void> {
+  await fx.tmux(
+    ...["start-server", ";", "set-option", "-g", "default-command", FIXTURE_SHELL, ";"],
+    ...["new-session", "-d", "-s", name, "-x", "100", "-y", "30"],
+  );
+}
+
+/** Starts a tmux server on the fixture's socket unless one answers (a failed step killed it). */
+async function ensureServer(fx: TmuxFixture): Promise<void> {
+  try {
+    await fx.tmux("has-session");
+  } catch {
+    await bringBack(fx, "spare");
+  }
+}
+
+/** The same MCP server works again: it lists the new session and reads its pane. */
+async function assertRecovered(s: Session, fx: TmuxFixture, name: string): Promise<void> {
+  await bringBack(fx, name);
+  const mark = `back-${crypto.randomUUID().slice(0, 6)}`;
+  const pane = (await readTopology(fx)).panes[0];
+  await fx.runInPane(pane, `echo ${mark}`);
+  const { sessions } = await s.ok<{ sessions: { name: string }[] }>("list_sessions");
+  assertEquals(sessions.map((x) => x.name), [name]);
+  const { content } = await s.ok<{ content: { lines: string[] } }>("capture_pane", {
+    paneId: pane,
+  });
+  assertStringIncludes(content.lines.join("\n"), mark);
+  const run = await s.ok<{ outcome: string; exitStatus: number }>("run_shell_command", {
+    paneId: pane,
+    command: "true",
+  });
+  assertEquals([run.outcome, run.exitStatus], ["completed", 0]);
+}
+
+/** Resolves once a descendant of `pid` whose command line includes every part exists. */
+async function childAppears(pid: number, parts: string[]): Promise<void> {
+  let found = false;
+  // Polls the process table: the waiter process is the state being waited for, and the
+  // loop ends as soon as it exists (the bound only catches a broken server).
+  await within(
+    BOUND_MS,
+    `a child with ${parts.join(" ")}`,
+    (async () => {
+      while (!found) {
+        found = (await descendants(pid)).some(({ args }) => parts.every((p) => args.includes(p)));
+        if (!found) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })(),
+  );
+}
+
+/** Calls `tool` with a progress callback; resolves `armed` at its first progress notification. */
+function callArmed(
+  s: Session,
+  tool: string,
+  args: Record<string, unknown>,
+): { armed: Promise<void>; result: Promise<CallToolResult> } {
+  let armed!: () => void;
+  const armedPromise = new Promise<void>((resolve) => (armed = resolve));
+  const result = s.client.callTool({ name: tool, arguments: args }, undefined, {
+    onprogress: () => armed(),
+    timeout: BOUND_MS,
+  }) as Promise<CallToolResult>;
+  return { armed: armedPromise, result };
+}
+
+for (const transport of ["control", "process"] as const) {
+  Deno.test(`faults: tmux killed mid-read, mid-wait, mid-run; pane killed mid-wait [${transport}]`, async (t) => {
+    const fx = await startTopology();
+    let s: Session | undefined;
+    try {
+      s = await startServer(fx.socketPath, {
+        args: ["--transport", transport, "--wait-max-seconds", "20"],
+      });
+      const session = s;
+      const pid = s.transport.pid!;
+
+      await t.step("tmux server killed (SIGKILL) in the middle of reads", async () => {
+        const topo = await readTopology(fx);
+        await fx.runInPane(topo.panes[0], "seq 1 3000");
+        const serverPid = Number(await fx.tmux("display-message", "-p", "#{pid}"));
+        const reads = Array.from({ length: 24 }, (_, i) => {
+          const [tool, args] = [
+            ["capture_pane", { paneId: topo.panes[0], includeHistory: true }],
+            ["list_panes", {}],
+            ["snapshot_pane", { paneId: topo.panes[1] }],
+            ["search_panes", { pattern: "29\\d\\d", includeHistory: true }],
+          ][i % 4] as [string, Record<string, unknown>];
+          return session.call(tool, args).then((result) => ({ tool, result }));
+        });
+        Deno.kill(serverPid, "SIGKILL");
+        faultsInjected++;
+        const answers = await within(BOUND_MS, "reads after the kill", Promise.all(reads));
+        let failed = 0;
+        for (const { tool, result } of answers) {
+          if (result.isError) {
+            cleanError(tool, result);
+            failed++;
+          }
+        }
+        console.log(
+          `reads around a SIGKILL [${transport}]: ${
+            answers.length - failed
+          } answered, ${failed} clean errors`,
+        );
+        // After the kill every targeted read is a clear "no tmux server" error.
+        const after = cleanError(
+          "capture_pane",
+          await session.call("capture_pane", { paneId: topo.panes[0] }),
+        );
+        assertStringIncludes(after, "no tmux server");
+        await assertRecovered(session, fx, "again1");
+      });
+
+      await t.step("tmux server killed while wait_for_text waits", async () => {
+        await ensureServer(fx);
+        const pane = (await readTopology(fx)).panes[0];
+        const started = performance.now();
+        const call = callArmed(session, "wait_for_text", {
+          paneId: pane,
+          patterns: ["never-printed-x9"],
+          timeoutSeconds: 20,
+        });
+        await within(BOUND_MS, "wait armed", call.armed);
+        await fx.tmux("kill-server");
+        faultsInjected++;
+        const result = await within(BOUND_MS, "wait_for_text answer", call.result);
+        const elapsed = (performance.now() - started) / 1000;
+        assert(elapsed < 20, `wait_for_text answered after its timeout (${elapsed} s)`);
+        const text = cleanError("wait_for_text", result);
+        assertStringIncludes(text, "tmux");
+        await assertRecovered(session, fx, "again2");
+      });
+
+      await t.step("tmux server killed while wait_for_channel waits", async () => {
+        await ensureServer(fx);
+        const channel = `fault-${crypto.randomUUID().slice(0, 8)}`;
+        const started = performance.now();
+        let answered = false;
+        const result = session.call("wait_for_channel", { channel, timeoutSeconds: 20 })
+          .finally(() => (answered = true));
+        await Promise.race([childAppears(pid, ["wait-for", channel]), result]);
+        assert(
+          !answered,
+          `wait_for_channel answered before waiting: ${JSON.stringify(await result)}`,
+        );
+        await fx.tmux("kill-server");
+        faultsInjected++;
+        const answer = await within(BOUND_MS, "wait_for_channel answer", result);
+        const elapsed = (performance.now() - started) / 1000;
+        assert(
+          elapsed < 20,
+          `wait_for_channel answered after its timeout (${elapsed} s): ${JSON.stringify(answer)}`,
+        );
+        // A vanished server is an error, never "signalled".
+        assertStringIncludes(cleanError("wait_for_channel", answer), "tmux");
+        await assertRecovered(session, fx, "again3");
+      });
+
+      await t.step("tmux server killed while run_shell_command runs", async () => {
+        await ensureServer(fx);
+        const pane = (await readTopology(fx)).panes[0];
+        const channel = `running-${crypto.randomUUID().slice(0, 8)}`;
+        const started = performance.now();
+        const armed = fx.tmux("wait-for", channel);
+        const result = session.call("run_shell_command", {
+          paneId: pane,
+          command: `tmux wait-for -S ${channel}; sleep 30`,
+          timeoutSeconds: 20,
+        });
+        await within(BOUND_MS, "command started", armed);
+        await fx.tmux("kill-server");
+        faultsInjected++;
+        const answer = await within(BOUND_MS, "run_shell_command answer", result);
+        const elapsed = (performance.now() - started) / 1000;
+        assert(elapsed < 20, `run_shell_command answered after its timeout (${elapsed} s)`);
+        assertStringIncludes(cleanError("run_shell_command", answer), "tmux");
+        await assertRecovered(session, fx, "again4");
+      });
+
+      await t.step("pane killed while wait_for_text waits", async () => {
+        await ensureServer(fx);
+        const first = (await readTopology(fx)).panes[0];
+        const pane = await fx.tmux("split-window", "-d", "-P", "-F", "#{pane_id}", "-t", first);
+        const started = performance.now();
+        const call = callArmed(session, "wait_for_text", {
+          paneId: pane,
+          patterns: ["never-printed-y7"],
+          timeoutSeconds: 20,
+        });
+        await within(BOUND_MS, "wait armed", call.armed);
+        await fx.tmux("kill-pane", "-t", pane);
+        faultsInjected++;
+        const result = await within(BOUND_MS, "wait_for_text answer", call.result);
+        const elapsed = (performance.now() - started) / 1000;
+        assert(elapsed < 20, `wait_for_text answered after its timeout (${elapsed} s)`);
+        assert(!result.isError, `wait_for_text failed: ${JSON.stringify(result.content)}`);
+        assertEquals((result.structuredContent as { outcome: string }).outcome, "pane_exited");
+      });
+    } finally {
+      console.log(`faults injected so far: ${faultsInjected}`);
+      await s?.close();
+      await fx.close();
+    }
+  });
+}
+
+/** Spawns the server with the shipped flags plus `extraFlags` before main.ts. */
+async function startWithFlags(
+  extraFlags: string[],
+  args: string[],
+): Promise<{ client: Client; transport: StdioClientTransport; stderr: () => string }> {
+  const [command, ...flags] = startCommand();
+  const root = new URL("../", import.meta.url).pathname;
+  const at = flags.indexOf("main.ts");
+  const transport = new StdioClientTransport({
+    command,
+    args: [...flags.slice(0, at), ...extraFlags, `${root}main.ts`, ...flags.slice(at + 1), ...args],
+    cwd: root,
+    env: {
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      HOME: Deno.env.get("HOME") ?? "/tmp",
+      DENO_DIR: Deno.env.get("DENO_DIR") ?? "",
+    },
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Uint8Array) => (stderr += new TextDecoder().decode(chunk)));
+  const client = new Client({ name: "tmux-mcp-faults", version: "0" });
+  await client.connect(transport);
+  return { client, transport, stderr: () => stderr };
+}
+
+for (const transport of ["control", "process"] as const) {
+  Deno.test(`faults: a tmux that hangs gives clear errors in bounded time [${transport}]`, async () => {
+    const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-hang-" });
+    const script = `${dir}/tmux`;
+    // Answers -V like tmux 3.3a (so start-up accepts it), then hangs on
+    // every command; exec so that killing the process kills the sleep.
+    await Deno.writeTextFile(
+      script,
+      '#!/bin/sh\nfor a in "$@"; do [ "$a" = -V ] && { echo "tmux 3.3a"; exit 0; }; done\nexec sleep 600\n',
+    );
+    await Deno.chmod(script, 0o755);
+    const server = await startWithFlags([`--allow-run=${script}`], [
+      ...["--tmux", script, "-S", `${dir}/none.sock`, "--transport", transport],
+      ...["--wait-max-seconds", "1"],
+    ]);
+    try {
+      const calls: [string, Record<string, unknown>][] = [
+        ["list_sessions", {}],
+        ["get_pane_info", { paneId: "%0" }],
+        ["capture_pane", { paneId: "%0" }],
+        ["wait_for_text", { paneId: "%0", timeoutSeconds: 1 }],
+        ["wait_for_channel", { channel: "hang", timeoutSeconds: 1 }],
+        ["run_shell_command", { paneId: "%0", command: "true", timeoutSeconds: 1 }],
+        ["send_keys", { paneId: "%0", text: "x" }],
+      ];
+      const started = performance.now();
+      const answers = await within(
+        BOUND_MS,
+        "calls against a hanging tmux",
+        Promise.all(calls.map(async ([tool, args]) => {
+          const result = await server.client.callTool({ name: tool, arguments: args }, undefined, {
+            timeout: BOUND_MS,
+          }) as CallToolResult;
+          return { tool, result, seconds: (performance.now() - started) / 1000 };
+        })),
+      );
+      faultsInjected += calls.length;
+      for (const { tool, result, seconds } of answers) {
+        const text = cleanError(tool, result);
+        assert(/did not answer|timed? ?out/i.test(text), `${tool}: not a timeout error: ${text}`);
+        // tmux round trips are bounded at 10 s; waits at 1 s on top.
+        assert(seconds < 30, `${tool} answered after ${seconds} s`);
+      }
+      // Still serving: the protocol never waits on tmux.
+      const { tools } = await within(10_000, "tools/list", server.client.listTools()) as {
+        tools: unknown[];
+      };
+      assert(tools.length > 0);
+      console.log(
+        `hanging tmux [${transport}]: ${answers.length} calls, clear errors, slowest ${
+          Math.max(...answers.map((a) => a.seconds)).toFixed(1)
+        } s`,
+      );
+      const pid = server.transport.pid!;
+      const left = (await descendants(pid)).filter(({ args }) => args.includes("sleep"));
+      assertEquals(left, [], "hung tmux processes were not reaped");
+    } finally {
+      console.log(`faults injected so far: ${faultsInjected}`);
+      await server.client.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  });
+}

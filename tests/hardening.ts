@@ -1,0 +1,198 @@
+/**
+ * Shared pieces of the hardening tests (sweep, concurrency, faults, leaks):
+ * a seeded PRNG, a small JSON Schema validator for the schemas the server
+ * lists, a multi-session topology fixture, and process-table probes (ps)
+ * for what a server leaves behind.
+ *
+ * @module
+ */
+
+import { type ProcessRow, processTable, TmuxFixture } from "./harness.ts";
+
+/** mulberry32: a tiny seeded PRNG, so a failing sweep can be replayed exactly. */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6D2B79F5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A JSON Schema object as `tools/list` carries it. */
+export type Schema = Record<string, unknown>;
+
+function typeOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
+  return typeof value;
+}
+
+function typeMatches(value: unknown, type: string): boolean {
+  const actual = typeOf(value);
+  return actual === type || (type === "number" && actual === "integer");
+}
+
+/**
+ * Validates `value` against `schema` for the keywords the server's schemas
+ * use (type, properties, required, additionalProperties, propertyNames, items,
+ * anyOf, oneOf, enum, const, bounds, pattern); returns the problems found.
+ */
+export function validate(schema: Schema, value: unknown, path = "$"): string[] {
+  const problems: string[] = [];
+  const fail = (what: string) => problems.push(`${path}: ${what}`);
+  if (schema.type !== undefined) {
+    const types = Array.isArray(schema.type) ? schema.type as string[] : [schema.type as string];
+    if (!types.some((t) => typeMatches(value, t))) {
+      fail(`expected ${types.join("|")}, got ${typeOf(value)}`);
+      return problems;
+    }
+  }
+  if (schema.const !== undefined && value !== schema.const) fail(`expected const`);
+  if (Array.isArray(schema.enum) && !schema.enum.includes(value)) fail(`not in enum`);
+  if (Array.isArray(schema.anyOf)) {
+    const ok = (schema.anyOf as Schema[]).some((s) => validate(s, value, path).length === 0);
+    if (!ok) fail("matches no anyOf branch");
+  }
+  if (Array.isArray(schema.oneOf)) {
+    const n = (schema.oneOf as Schema[]).filter((s) => validate(s, value, path).length === 0);
+    if (n.length !== 1) fail(`matches ${n.length} oneOf branches`);
+  }
+  if (typeof value === "string") {
+    const length = [...value].length;
+    if (typeof schema.minLength === "number" && length < schema.minLength) fail("too short");
+    if (typeof schema.maxLength === "number" && length > schema.maxLength) fail("too long");
+    if (typeof schema.pattern === "string" && !new RegExp(schema.pattern, "u").test(value)) {
+      fail(`does not match ${schema.pattern}`);
+    }
+  }
+  if (typeof value === "number") {
+    if (typeof schema.minimum === "number" && value < schema.minimum) fail("below minimum");
+    if (typeof schema.maximum === "number" && value > schema.maximum) fail("above maximum");
+  }
+  if (Array.isArray(value)) {
+    if (typeof schema.minItems === "number" && value.length < schema.minItems) fail("too few");
+    if (typeof schema.maxItems === "number" && value.length > schema.maxItems) fail("too many");
+    if (schema.items && typeof schema.items === "object") {
+      value.forEach((item, i) =>
+        problems.push(...validate(schema.items as Schema, item, `${path}[${i}]`))
+      );
+    }
+  }
+  if (typeOf(value) === "object") {
+    const object = value as Record<string, unknown>;
+    const properties = (schema.properties ?? {}) as Record<string, Schema>;
+    for (const name of (schema.required ?? []) as string[]) {
+      if (!(name in object)) fail(`missing required ${name}`);
+    }
+    for (const [name, item] of Object.entries(object)) {
+      if (name in properties) {
+        problems.push(...validate(properties[name], item, `${path}.${name}`));
+      } else if (schema.additionalProperties === false) {
+        fail(`unexpected property ${name}`);
+      } else if (typeof schema.additionalProperties === "object") {
+        problems.push(...validate(schema.additionalProperties as Schema, item, `${path}.${name}`));
+      }
+      if (schema.propertyNames && typeof schema.propertyNames === "object") {
+        problems.push(...validate(schema.propertyNames as Schema, name, `${path}{${name}}`));
+      }
+    }
+  }
+  return problems;
+}
+
+/** Ids of a topology, as tmux lists them. */
+export interface Topology {
+  /** Session ids (`$N`). */
+  sessions: string[];
+  /** Session names. */
+  names: string[];
+  /** Window ids (`@N`). */
+  windows: string[];
+  /** Pane ids (`%N`). */
+  panes: string[];
+}
+
+/** Reads the fixture's sessions, windows and panes; empty lists when no server runs. */
+export async function readTopology(fx: TmuxFixture): Promise<Topology> {
+  let rows: string[];
+  try {
+    rows = (await fx.tmux(
+      "list-panes",
+      "-a",
+      "-F",
+      "#{session_id}\t#{window_id}\t#{pane_id}\t#{session_name}",
+    )).split("\n").filter((row) => row !== "");
+  } catch {
+    rows = [];
+  }
+  const unique = (i: number) => [...new Set(rows.map((row) => row.split("\t")[i]))];
+  return { sessions: unique(0), windows: unique(1), panes: unique(2), names: unique(3) };
+}
+
+/**
+ * A fixture with two sessions (`alpha`: two windows, the first split in two;
+ * `beta`: two windows, the second split in two), kept alive without sessions.
+ */
+export async function startTopology(): Promise<TmuxFixture> {
+  const fx = await TmuxFixture.start({ session: "alpha", width: 120, height: 40 });
+  await fx.tmux(
+    ...["set-option", "-s", "exit-empty", "off", ";"],
+    ...["split-window", "-d", "-t", "alpha:0", ";"],
+    ...["new-window", "-d", "-t", "alpha", ";"],
+    ...["new-session", "-d", "-s", "beta", "-x", "120", "-y", "40", ";"],
+    ...["new-window", "-d", "-t", "beta", ";"],
+    ...["split-window", "-d", "-t", "beta:1"],
+  );
+  return fx;
+}
+
+/** Every living or unreaped descendant of `root` (not `root` itself). */
+export async function descendants(root: number): Promise<ProcessRow[]> {
+  const table = await processTable();
+  const parents = new Map(table.map((p) => [p.pid, p.ppid]));
+  return table.filter((p) => {
+    for (let at = parents.get(p.pid); at !== undefined && at > 1; at = parents.get(at)) {
+      if (at === root) return true;
+    }
+    return false;
+  });
+}
+
+/** Processes whose command line mentions `socketPath`, other than `serverPid`. */
+export async function socketProcesses(
+  socketPath: string,
+  serverPid: number,
+): Promise<ProcessRow[]> {
+  return (await processTable()).filter((p) => p.pid !== serverPid && p.args.includes(socketPath));
+}
+
+/** Resident set size (VmRSS) of `pid` in KiB. */
+export async function rssKiB(pid: number): Promise<number> {
+  const out = await new Deno.Command("ps", {
+    args: ["-o", "rss=", "-p", String(pid)],
+    stdout: "piped",
+  })
+    .output();
+  const value = Number(new TextDecoder().decode(out.stdout).trim());
+  if (!out.success || !Number.isFinite(value) || value <= 0) throw new Error(`no RSS for ${pid}`);
+  return value;
+}
+
+/** Rejects with `what` when `promise` has not settled within `ms` (a failure bound). */
+export async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

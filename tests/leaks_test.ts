@@ -1,0 +1,183 @@
+/**
+ * Leaks: after a workload of reads, waits (matched, timed out, cancelled),
+ * runs (completed, timed out, cancelled), pastes and channel waits, the
+ * server has no child process left but its own control client, no process
+ * mentions the fixture socket but the tmux server (and what runs in its
+ * panes), no buffer it named remains in tmux, and once stdin ends nothing
+ * of it remains at all.
+ *
+ * @module
+ */
+
+import { assert, assertEquals } from "./assert.ts";
+import { type ProcessRow, processTable, type Session, startServer } from "./harness.ts";
+import { descendants, readTopology, socketProcesses, startTopology, within } from "./hardening.ts";
+
+const BOUND_MS = 60_000;
+
+/** Polls the process table until `probe` finds nothing (or the bound passes); returns the last finding. */
+async function settles(probe: () => Promise<ProcessRow[]>): Promise<ProcessRow[]> {
+  const deadline = Date.now() + 15_000;
+  let found = await probe();
+  // Reaping after a cancel or timeout happens just after the answer; the
+  // poll ends at the first empty table, the deadline only bounds a leak.
+  while (found.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    found = await probe();
+  }
+  return found;
+}
+
+/** Calls `tool` and aborts the request once `ready` resolves; resolves when the call settled. */
+async function cancelAfter(
+  s: Session,
+  tool: string,
+  args: Record<string, unknown>,
+  ready: Promise<unknown>,
+): Promise<void> {
+  const controller = new AbortController();
+  const call = s.client.callTool({ name: tool, arguments: args }, undefined, {
+    signal: controller.signal,
+    timeout: BOUND_MS,
+  }).catch(() => undefined);
+  await ready;
+  controller.abort();
+  await call;
+}
+
+for (const transport of ["control", "process"] as const) {
+  Deno.test(`leaks: nothing of the server remains after a workload [${transport}]`, async () => {
+    const fx = await startTopology();
+    let s: Session | undefined;
+    try {
+      s = await startServer(fx.socketPath, {
+        args: ["--transport", transport, "--wait-max-seconds", "2"],
+      });
+      const session = s;
+      const pid = s.transport.pid!;
+      const [a, b, c, d] = (await readTopology(fx)).panes;
+      const ok = async (tool: string, args: Record<string, unknown>) => {
+        const result = await session.call(tool, args);
+        assert(!result.isError, `${tool} failed: ${JSON.stringify(result.content)}`);
+        return result.structuredContent as Record<string, unknown>;
+      };
+
+      for (let round = 0; round < 3; round++) {
+        await Promise.all([
+          ok("list_panes", {}),
+          ok("capture_pane", { paneId: a, includeHistory: true }),
+          ok("snapshot_pane", { paneId: b }),
+          ok("search_panes", { pattern: "\\$", includeHistory: true }),
+          ok("call_read_tools_batch", {
+            operations: [{ tool: "list_sessions" }, {
+              tool: "get_pane_info",
+              arguments: { paneId: c },
+            }],
+          }),
+          ok("paste_text", { paneId: d, text: `echo pasted-${round}\nexit-not`, enter: false }),
+          ok("wait_for_text", { paneId: c, patterns: ["never-there"], timeoutSeconds: 1 }),
+          ok("wait_for_channel", { channel: `leak-${round}`, timeoutSeconds: 1 }),
+          ok("run_shell_command", { paneId: a, command: `echo run-${round}` }),
+        ]);
+        // A run that outlives its timeout leaves the command running (in the
+        // pane, not in this server); C-c ends it before the next round.
+        const slow = await ok("run_shell_command", {
+          paneId: b,
+          command: "sleep 20",
+          timeoutSeconds: 1,
+        });
+        assertEquals(slow.outcome, "timed_out");
+        await ok("send_keys", { paneId: b, keys: ["C-c"] });
+        await ok("send_keys", { paneId: d, keys: ["C-u"] });
+        // A signalled channel: the waiter returns signalled.
+        const waiting = session.call("wait_for_channel", {
+          channel: `sig-${round}`,
+          timeoutSeconds: 2,
+        });
+        await ok("signal_channel", { channel: `sig-${round}` });
+        await waiting;
+      }
+
+      // Cancelled calls: each is aborted once its waiter/command is in place.
+      const channel = "cancel-me";
+      await cancelAfter(
+        session,
+        "wait_for_channel",
+        { channel, timeoutSeconds: 2 },
+        settlesTo(pid, ["wait-for", channel]),
+      );
+      let armed!: () => void;
+      const armedPromise = new Promise<void>((resolve) => (armed = resolve));
+      const controller = new AbortController();
+      const waitCall = session.client.callTool(
+        { name: "wait_for_text", arguments: { paneId: c, patterns: ["nope"], timeoutSeconds: 2 } },
+        undefined,
+        { signal: controller.signal, onprogress: () => armed(), timeout: BOUND_MS },
+      ).catch(() => undefined);
+      await armedPromise;
+      controller.abort();
+      await waitCall;
+      const started = fx.tmux("wait-for", "run-started");
+      await cancelAfter(
+        session,
+        "run_shell_command",
+        { paneId: a, command: "tmux wait-for -S run-started; sleep 20", timeoutSeconds: 2 },
+        started,
+      );
+      await ok("send_keys", { paneId: a, keys: ["C-c"] });
+
+      // Only the control client may remain a child while the server runs.
+      const children = await settles(async () =>
+        (await descendants(pid)).filter((p) => !p.args.includes(" -C attach-session "))
+      );
+      assertEquals(children, [], "child processes left behind");
+      const clients = (await descendants(pid)).filter((p) =>
+        p.args.includes(" -C attach-session ")
+      );
+      assert(
+        clients.length <= (transport === "control" ? 1 : 0),
+        `control clients: ${clients.length}`,
+      );
+
+      const buffers = await fx.tmux("list-buffers", "-F", "#{buffer_name}");
+      assertEquals(buffers, "", "tmux buffers left behind");
+
+      // After stdin ends: the server is gone and nothing mentions the socket
+      // but the tmux server and the programs in its panes.
+      await session.close();
+      s = undefined;
+      const tmuxPid = Number(await fx.tmux("display-message", "-p", "#{pid}"));
+      const left = await settles(async () => {
+        const table = await processTable();
+        const underTmux = new Set<number>();
+        for (const p of table) {
+          for (let at = p.ppid; at > 1; at = table.find((q) => q.pid === at)?.ppid ?? 0) {
+            if (at === tmuxPid) underTmux.add(p.pid);
+          }
+        }
+        const stray = (await socketProcesses(fx.socketPath, tmuxPid)).filter((p) =>
+          !underTmux.has(p.pid)
+        );
+        const server = table.filter((p) => p.pid === pid || p.ppid === pid);
+        return [...stray, ...server];
+      });
+      assertEquals(left, [], "processes left after the server exited");
+    } finally {
+      await s?.close();
+      await fx.close();
+    }
+  });
+}
+
+/** Resolves once a descendant of `pid` mentions every part (polled, bounded). */
+function settlesTo(pid: number, parts: string[]): Promise<void> {
+  return within(
+    BOUND_MS,
+    `a child with ${parts.join(" ")}`,
+    (async () => {
+      while (!(await descendants(pid)).some((p) => parts.every((part) => p.args.includes(part)))) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })(),
+  );
+}
