@@ -122,29 +122,32 @@ Deno.test("wait_for_text: text already on screen never matches, even \\S; timeou
   }
 });
 
-Deno.test("wait_for_text: a marker printed after the call matches, with progress", async () => {
-  const { fixture, session, pane } = await setup();
-  try {
-    const wait = startWait(session, {
-      paneId: pane,
-      patterns: ["nothing-like-this", "MARK-(\\d+)-END"],
-      timeoutSeconds: 25,
-    });
-    await wait.armed;
-    // Built from two parts so the typed command line (echoed) cannot match.
-    await type(fixture, pane, "echo MARK-'4''2'-END");
-    const r = structured(await wait.result);
-    assertEquals(r.outcome, "matched");
-    assertEquals(r.matchedIndex, 1);
-    assertEquals(r.matchedPattern, "MARK-(\\d+)-END");
-    assertEquals(r.presentAtEntry, false);
-    assert(r.tail.lines.includes("MARK-42-END"), `tail has the marker: ${r.tail.lines}`);
-    assertEquals(r.wakeup, "control-mode");
-    assert(wait.progress.length >= 1, "progress notifications arrive");
-  } finally {
-    await teardown(fixture, session);
-  }
-});
+// The watch has a control client of its own either way; the reads go through the transport.
+for (const transport of ["control", "process"] as const) {
+  Deno.test(`wait_for_text: a marker printed after the call matches, with progress [${transport}]`, async () => {
+    const { fixture, session, pane } = await setup({ args: ["--transport", transport] });
+    try {
+      const wait = startWait(session, {
+        paneId: pane,
+        patterns: ["nothing-like-this", "MARK-(\\d+)-END"],
+        timeoutSeconds: 25,
+      });
+      await wait.armed;
+      // Built from two parts so the typed command line (echoed) cannot match.
+      await type(fixture, pane, "echo MARK-'4''2'-END");
+      const r = structured(await wait.result);
+      assertEquals(r.outcome, "matched");
+      assertEquals(r.matchedIndex, 1);
+      assertEquals(r.matchedPattern, "MARK-(\\d+)-END");
+      assertEquals(r.presentAtEntry, false);
+      assert(r.tail.lines.includes("MARK-42-END"), `tail has the marker: ${r.tail.lines}`);
+      assertEquals(r.wakeup, "control-mode");
+      assert(wait.progress.length >= 1, "progress notifications arrive");
+    } finally {
+      await teardown(fixture, session);
+    }
+  });
+}
 
 Deno.test("wait_for_text: progress notifications keep arriving while waiting", async () => {
   const { fixture, session, pane } = await setup({ args: ["--wait-max-seconds", "3"] });
@@ -300,40 +303,50 @@ Deno.test("wait_for_text: cancelling ends the wait at once and leaves no tmux pr
   }
 });
 
-Deno.test("capture_since: first call returns the screen; then only new rows, even after 3 screens", async () => {
-  const { fixture, session, pane } = await setup({ height: 10 });
-  try {
-    const first = await session.ok<SinceResult>("capture_since", { paneId: pane });
-    assertEquals(first.anchorLost, false);
-    assertEquals(first.linesMissed, 0);
-    assert(first.content.lines.at(-1)?.startsWith("bash"), `the prompt: ${first.content.lines}`);
-    await fixture.runInPane(pane, "seq 1 30 | sed 's/^/row-/'");
-    const next = await session.ok<SinceResult>("capture_since", {
-      paneId: pane,
-      cursor: first.cursor,
+// Each read is a consistent chained round trip, which each transport splits differently.
+for (const transport of ["control", "process"] as const) {
+  Deno.test(`capture_since: first call returns the screen; then only new rows, even after 3 screens [${transport}]`, async () => {
+    const { fixture, session, pane } = await setup({
+      height: 10,
+      args: ["--transport", transport],
     });
-    const rows = next.content.lines.filter((l) => l.startsWith("row-"));
-    assertEquals(rows, Array.from({ length: 30 }, (_, i) => `row-${i + 1}`), "every new row once");
-    assertEquals(next.linesMissed, 0);
-    assertEquals(next.anchorLost, false);
-    const none = await session.ok<SinceResult>("capture_since", {
-      paneId: pane,
-      cursor: next.cursor,
-    });
-    assertEquals(none.content.lines, [], "nothing new");
-    assert(none.cursor.length > 0, "a fresh cursor");
-    // The cursor keeps working from the empty call.
-    await fixture.runInPane(pane, "echo 'one''more'");
-    const more = await session.ok<SinceResult>("capture_since", {
-      paneId: pane,
-      cursor: none.cursor,
-    });
-    assert(more.content.lines.includes("onemore"), `new row: ${more.content.lines}`);
-    assert(!more.content.lines.some((l) => l.startsWith("row-")), "old rows are not repeated");
-  } finally {
-    await teardown(fixture, session);
-  }
-});
+    try {
+      const first = await session.ok<SinceResult>("capture_since", { paneId: pane });
+      assertEquals(first.anchorLost, false);
+      assertEquals(first.linesMissed, 0);
+      assert(first.content.lines.at(-1)?.startsWith("bash"), `the prompt: ${first.content.lines}`);
+      await fixture.runInPane(pane, "seq 1 30 | sed 's/^/row-/'");
+      const next = await session.ok<SinceResult>("capture_since", {
+        paneId: pane,
+        cursor: first.cursor,
+      });
+      const rows = next.content.lines.filter((l) => l.startsWith("row-"));
+      assertEquals(
+        rows,
+        Array.from({ length: 30 }, (_, i) => `row-${i + 1}`),
+        "every new row once",
+      );
+      assertEquals(next.linesMissed, 0);
+      assertEquals(next.anchorLost, false);
+      const none = await session.ok<SinceResult>("capture_since", {
+        paneId: pane,
+        cursor: next.cursor,
+      });
+      assertEquals(none.content.lines, [], "nothing new");
+      assert(none.cursor.length > 0, "a fresh cursor");
+      // The cursor keeps working from the empty call.
+      await fixture.runInPane(pane, "echo 'one''more'");
+      const more = await session.ok<SinceResult>("capture_since", {
+        paneId: pane,
+        cursor: none.cursor,
+      });
+      assert(more.content.lines.includes("onemore"), `new row: ${more.content.lines}`);
+      assert(!more.content.lines.some((l) => l.startsWith("row-")), "old rows are not repeated");
+    } finally {
+      await teardown(fixture, session);
+    }
+  });
+}
 
 Deno.test("capture_since: a carriage-return rewrite of the current row counts as new", async () => {
   const { fixture, session, pane } = await setup();
