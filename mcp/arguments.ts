@@ -12,14 +12,39 @@ import { ToolError } from "./errors.ts";
 export function parseArguments<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
   const result = schema.safeParse(raw ?? {});
   if (result.success) return result.data;
-  const problems = result.error.issues.slice(0, 3).map(describeIssue);
+  const issues = result.error.issues.filter((issue) =>
+    !isImplicitIntegerBound(issue, result.error.issues)
+  );
+  const problems = issues.slice(0, 3).map((issue) => describeIssue(issue, raw));
   throw new ToolError(
     `invalid arguments: ${problems.join("; ")}`,
     "Fix the arguments as described and call again.",
   );
 }
 
-function describeIssue(issue: z.core.$ZodIssue): string {
+/**
+ * zod's integers carry a safe-integer bound of their own; when the schema's
+ * bound on the same argument is also broken, only the schema's is worth saying.
+ */
+function isImplicitIntegerBound(issue: z.core.$ZodIssue, all: z.core.$ZodIssue[]): boolean {
+  if (issue.code !== "too_big" && issue.code !== "too_small") return false;
+  const bound = Number(issue.code === "too_big" ? issue.maximum : issue.minimum);
+  if (Math.abs(bound) !== Number.MAX_SAFE_INTEGER) return false;
+  const path = issue.path.join(".");
+  return all.some((other) => other !== issue && other.path.join(".") === path);
+}
+
+/** The value at `path` inside `raw`, or undefined. */
+function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
+  let value = raw;
+  for (const key of path) {
+    if (typeof value !== "object" || value === null) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
   const where = issue.path.length > 0 ? `'${issue.path.join(".")}'` : "the arguments";
   switch (issue.code) {
     case "unrecognized_keys":
@@ -27,7 +52,8 @@ function describeIssue(issue: z.core.$ZodIssue): string {
         issue.keys.map((k) => `'${k}'`).join(", ")
       } at ${where}; remove ${issue.keys.length > 1 ? "them" : "it"}`;
     case "invalid_type":
-      return issue.input === undefined
+      // zod 4 leaves issue.input empty unless asked, so look at what was sent.
+      return valueAt(raw, issue.path) === undefined
         ? `${where} is required`
         : `${where} must be ${article(issue.expected)}`;
     case "too_small":

@@ -2,7 +2,7 @@
 
 import { assert, assertEquals, assertThrows } from "./assert.ts";
 import { budgetLines, keepTailBytes, utf8Length } from "../mcp/budget.ts";
-import { successResult, resultBytes } from "../mcp/results.ts";
+import { resultBytes, successResult } from "../mcp/results.ts";
 import { parseSettings, SettingsError } from "../mcp/settings.ts";
 import { selectTools } from "../mcp/toolsets.ts";
 import { parseTmuxVariable } from "../tmux/caller.ts";
@@ -33,14 +33,26 @@ Deno.test("settings: numbers are clamped with a note; a non-number is an error",
   assertEquals(parsed.settings.maxLines, 10);
   assertEquals(parsed.settings.maxBytes, 4_000_000);
   assertEquals(parsed.notes.length, 2);
-  assertThrows(() => parseSettings(["--wait-max-seconds", "ten"], env({})), SettingsError, "whole number");
+  assertThrows(
+    () => parseSettings(["--wait-max-seconds", "ten"], env({})),
+    SettingsError,
+    "whole number",
+  );
 });
 
 Deno.test("settings: refusals name the fix", () => {
   assertThrows(() => parseSettings(["-L", "a", "-S", "/b"], env({})), SettingsError, "keep one");
   assertThrows(() => parseSettings(["-S", "relative"], env({})), SettingsError, "absolute");
-  assertThrows(() => parseSettings(["--toolsets", "inspect,bogus"], env({})), SettingsError, "valid toolsets");
-  assertThrows(() => parseSettings([], env({ LIBTMUX_SOCKET: "a\u0007b" })), SettingsError, "control characters");
+  assertThrows(
+    () => parseSettings(["--toolsets", "inspect,bogus"], env({})),
+    SettingsError,
+    "valid toolsets",
+  );
+  assertThrows(
+    () => parseSettings([], env({ LIBTMUX_SOCKET: "a\u0007b" })),
+    SettingsError,
+    "control characters",
+  );
   assertThrows(() => parseSettings(["--frobnicate"], env({})), SettingsError, "--help");
   assertThrows(
     () => parseSettings([], env({ LIBTMUX_SAFETY: "readonly", LIBTMUX_TOOLSETS: "inspect" })),
@@ -50,13 +62,18 @@ Deno.test("settings: refusals name the fix", () => {
 });
 
 Deno.test("settings: LIBTMUX_SAFETY maps to toolsets", () => {
-  assertEquals(parseSettings([], env({ LIBTMUX_SAFETY: "readonly" })).settings.toolsets, ["inspect"]);
+  assertEquals(parseSettings([], env({ LIBTMUX_SAFETY: "readonly" })).settings.toolsets, [
+    "inspect",
+  ]);
   assertEquals(parseSettings([], env({ LIBTMUX_SAFETY: "mutating" })).settings.toolsets, [
     "inspect",
     "manage",
     "execute",
   ]);
-  assertEquals(parseSettings([], env({ LIBTMUX_SAFETY: "destructive" })).settings.toolsets.length, 4);
+  assertEquals(
+    parseSettings([], env({ LIBTMUX_SAFETY: "destructive" })).settings.toolsets.length,
+    4,
+  );
 });
 
 Deno.test("selection: toolsets, then added tools, then exclusions which always win", () => {
@@ -104,19 +121,35 @@ Deno.test("results: the serialized result is shrunk to the byte budget, oldest l
 });
 
 Deno.test("format: records survive tabs, newlines, ';' and separators-alikes in values", () => {
-  const schema = { id: text("pane_id"), path: text("pane_current_path"), n: int("pane_index"), on: flag("pane_active") };
+  const schema = {
+    id: text("pane_id"),
+    path: text("pane_current_path"),
+    n: int("pane_index"),
+    on: flag("pane_active"),
+  };
   const format = formatOf(schema);
   const value = "a\tb\nc; d\u001f\u001e|e";
   const record = (id: string, path: string) =>
-    format.replace("#{pane_id}", id).replace("#{pane_current_path}", path).replace("#{pane_index}", "3")
+    format.replace("#{pane_id}", id).replace("#{pane_current_path}", path).replace(
+      "#{pane_index}",
+      "3",
+    )
       .replace("#{pane_active}", "1");
   const rows = parseRows(schema, `${record("%1", value)}\n${record("%2", "/tmp")}\n`);
-  assertEquals(rows, [{ id: "%1", path: value, n: 3, on: true }, { id: "%2", path: "/tmp", n: 3, on: true }]);
+  assertEquals(rows, [{ id: "%1", path: value, n: 3, on: true }, {
+    id: "%2",
+    path: "/tmp",
+    n: 3,
+    on: true,
+  }]);
   assertEquals(parseRows(schema, ""), []);
 });
 
 Deno.test("caller: TMUX is parsed as path,pid,index; paths may contain commas", () => {
-  assertEquals(parseTmuxVariable("/tmp/tmux-0/default,123,0"), { socketPath: "/tmp/tmux-0/default", pid: 123 });
+  assertEquals(parseTmuxVariable("/tmp/tmux-0/default,123,0"), {
+    socketPath: "/tmp/tmux-0/default",
+    pid: 123,
+  });
   assertEquals(parseTmuxVariable("/tmp/a,b/s,9,1"), { socketPath: "/tmp/a,b/s", pid: 9 });
   assertEquals(parseTmuxVariable("garbage"), null);
 });
@@ -132,4 +165,29 @@ Deno.test("tmux versions: 3.2 and newer are supported", () => {
   assert(isSupportedVersion("tmux next-3.6"));
   assert(!isSupportedVersion("tmux 3.1c"));
   assert(!isSupportedVersion("tmux 2.9"));
+});
+
+Deno.test("arguments: a wrong type is not 'required'; one bound is reported, the schema's", async () => {
+  const { parseArguments } = await import("../mcp/arguments.ts");
+  const { ToolError } = await import("../mcp/errors.ts");
+  const { z } = await import("zod");
+  const schema = z.strictObject({
+    id: z.string(),
+    flag: z.boolean().nullish(),
+    end: z.int().max(100).nullish(),
+  });
+  assertThrows(() => parseArguments(schema, { id: 42 }), ToolError, "'id' must be a string");
+  assertThrows(
+    () => parseArguments(schema, { id: "x", flag: 1 }),
+    ToolError,
+    "'flag' must be a boolean",
+  );
+  assertThrows(() => parseArguments(schema, {}), ToolError, "'id' is required");
+  let message = "";
+  try {
+    parseArguments(schema, { id: "x", end: 1e308 });
+  } catch (error) {
+    message = (error as Error).message;
+  }
+  assertEquals(message, "invalid arguments: 'end' must be at most 100");
 });

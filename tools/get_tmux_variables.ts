@@ -15,7 +15,10 @@ export const getTmuxVariables = defineTool({
   title: "Get tmux variables",
   description:
     "Returns the values of tmux format variables (such as pane_current_path or session_name, " +
-    "without #{...}) as seen from a pane. A variable that is unknown or empty reads as null.",
+    "without #{...}) as seen from a pane. A variable that is unknown or empty reads as null. " +
+    "Environment variables are never returned here (tmux would fall back to them): names found in " +
+    "the pane's session or global environment read as null and are listed in withheld; use " +
+    "show_environment for those.",
   capability: { ...readsMetadata(), mayExposeSecrets: true, mayReturnUntrustedContent: true },
   input: z.strictObject({
     names: z.array(
@@ -28,18 +31,35 @@ export const getTmuxVariables = defineTool({
     ),
     paneId: optionalPaneId,
   }),
-  output: z.object({ paneId: z.string(), values: z.record(z.string(), z.string().nullable()) }),
+  output: z.object({
+    paneId: z.string(),
+    values: z.record(z.string(), z.string().nullable()),
+    withheld: z.array(z.string()).describe("Names that are environment variables, not returned."),
+  }),
   async handler(args, ctx) {
     const paneId = await resolvePane(ctx, args.paneId);
     const names = [...new Set(args.names)];
     const schema: Schema = Object.fromEntries(names.map((name) => [name, optionalText(name)]));
     // The pane check runs first in the same round trip: display-message alone
     // would print empty values for a pane that does not exist.
-    const [exists, output] = await ctx.tmux.run([
+    const [exists, output, sessionEnv, globalEnv] = await ctx.tmux.run([
       listPanesCommand({ kind: "pane", paneId }),
       ["display-message", "-p", "-t", paneId, formatOf(schema)],
+      ["show-environment", "-t", paneId],
+      ["show-environment", "-g"],
     ]);
     if (exists === "") throw noSuch("pane");
-    return { paneId, values: parseRows(schema, output)[0] as Record<string, string | null> };
+    const values = parseRows(schema, output)[0] as Record<string, string | null>;
+    // tmux looks a name up in the environment when no format variable has it,
+    // which would hand out secrets show_environment withholds.
+    const environment = new Set([...environmentNames(sessionEnv), ...environmentNames(globalEnv)]);
+    const withheld = names.filter((name) => environment.has(name));
+    for (const name of withheld) values[name] = null;
+    return { paneId, values, withheld };
   },
 });
+
+/** The variable names in `show-environment` output (`NAME=value` and `-NAME` lines). */
+function environmentNames(output: string): string[] {
+  return output.split("\n").map((line) => line.replace(/^-/, "").split("=")[0]);
+}
