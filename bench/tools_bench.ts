@@ -16,7 +16,8 @@
  *   tmux (granted with one extra `--allow-run=<wrapper>`). Latency is never
  *   measured through the wrapper: its own `sh` start would slow process mode.
  * - Start-up: spawn to the `initialize` answer, median of 10 after a warm-up.
- * - Memory: VmRSS of the server process after its 10th and 1,000th tool call.
+ * - Memory: VmRSS of the server process after its 10th, 1,000th and 2,000th
+ *   tool call (the last shows whether growth levels off).
  *
  * Usage: deno task bench [calls-per-tool]
  *
@@ -49,7 +50,7 @@ interface Server {
   close(): Promise<void>;
 }
 
-const RSS_SAMPLES = [10, 1000];
+const RSS_SAMPLES = [10, 1000, 2000];
 
 /**
  * Reads a /proc file through `cat`: Deno refuses /proc reads to anything
@@ -309,10 +310,17 @@ async function main() {
         process: { p50: median(samples.process), p95: quantile(samples.process, 0.95), perCall: 0 },
       });
     }
+    // More calls after the 1,000th tell growth that levels off from a leak.
+    for (const mode of TRANSPORTS) {
+      while (timed[mode].calls < 2000) {
+        await timedCall(timed[mode], "get_pane_info", {
+          paneId: panes[timed[mode].calls % panes.length],
+        });
+      }
+    }
     const rss = Object.fromEntries(
       TRANSPORTS.map((mode) => [mode, { ...Object.fromEntries(timed[mode].rss) }]),
     ) as Record<Mode, Record<number, number>>;
-    const totalCalls = { control: timed.control.calls, process: timed.process.calls };
     await Promise.all(servers.splice(0).map((s) => s.close()));
 
     // Processes per call: the same calls through the counting wrapper.
@@ -341,7 +349,6 @@ async function main() {
     report({
       results,
       rss,
-      totalCalls,
       startup,
       loadBefore,
       loadAfter,
@@ -359,7 +366,6 @@ async function main() {
 function report(r: {
   results: Map<string, Record<Mode, Figures>>;
   rss: Record<Mode, Record<number, number>>;
-  totalCalls: Record<Mode, number>;
   startup: Record<Mode, number[]>;
   loadBefore: string;
   loadAfter: string;
@@ -403,10 +409,11 @@ function report(r: {
     kib === undefined ? "not reached" : `${(kib / 1024).toFixed(1)} MiB`;
   for (const mode of TRANSPORTS) {
     const m = r.rss[mode];
-    const growth = m[1000] === undefined ? "" : ` (${((m[1000] / m[10] - 1) * 100).toFixed(1)}%)`;
+    const pct = (a: number, b: number) => `${b >= a ? "+" : ""}${((b / a - 1) * 100).toFixed(1)}%`;
     out.push(
-      `Memory (${mode}): VmRSS ${mib(m[10])} after 10 calls, ${mib(m[1000])} after 1,000` +
-        `${growth}; ${r.totalCalls[mode]} calls in all.`,
+      `Memory (${mode}): VmRSS ${mib(m[10])} after 10 calls, ${mib(m[1000])} after 1,000 (${
+        pct(m[10], m[1000])
+      }), ${mib(m[2000])} after 2,000 (${pct(m[1000], m[2000])} from 1,000).`,
     );
   }
   out.push(
