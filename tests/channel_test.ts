@@ -6,7 +6,7 @@
  */
 
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
-import { type Session, startServer, TmuxFixture } from "./harness.ts";
+import { type Session, withServer } from "./harness.ts";
 
 interface ChannelResult {
   channel: string;
@@ -39,22 +39,8 @@ async function waiterRunning(session: Session): Promise<void> {
   throw new Error("the server never started a tmux wait-for");
 }
 
-async function withServer(
-  args: string[],
-  fn: (fixture: TmuxFixture, session: Session) => Promise<void>,
-): Promise<void> {
-  const fixture = await TmuxFixture.start();
-  const session = await startServer(fixture.socketPath, { args });
-  try {
-    await fn(fixture, session);
-  } finally {
-    await session.close();
-    await fixture.close();
-  }
-}
-
 Deno.test("wait_for_channel: a signal ends the wait; signal_channel reports the channel", async () => {
-  await withServer([], async (fixture, session) => {
+  await withServer({}, async (fixture, session) => {
     const waiting = session.ok<ChannelResult>("wait_for_channel", {
       channel: "build.done:1",
       timeoutSeconds: 20,
@@ -81,7 +67,7 @@ Deno.test("wait_for_channel: a signal ends the wait; signal_channel reports the 
 });
 
 Deno.test("wait_for_channel: times out with the effective (clamped) timeout", async () => {
-  await withServer(["--wait-max-seconds", "1"], async (_fixture, session) => {
+  await withServer({ args: ["--wait-max-seconds", "1"] }, async (_fixture, session) => {
     const r = await session.ok<ChannelResult>("wait_for_channel", {
       channel: "never",
       timeoutSeconds: 300,
@@ -95,7 +81,7 @@ Deno.test("wait_for_channel: times out with the effective (clamped) timeout", as
 });
 
 Deno.test("wait_for_channel: a tmux server killed during the wait is an error", async () => {
-  await withServer([], async (fixture, session) => {
+  await withServer({}, async (fixture, session) => {
     const waiting = session.call("wait_for_channel", { channel: "doomed", timeoutSeconds: 20 });
     await waiterRunning(session);
     await fixture.tmux("kill-server");
@@ -109,7 +95,7 @@ Deno.test("wait_for_channel: a tmux server killed during the wait is an error", 
 });
 
 Deno.test("wait_for_channel: cancelling kills and reaps the tmux wait-for", async () => {
-  await withServer([], async (_fixture, session) => {
+  await withServer({}, async (_fixture, session) => {
     const abort = new AbortController();
     const waiting = session.client.callTool(
       { name: "wait_for_channel", arguments: { channel: "cancel-me", timeoutSeconds: 20 } },
@@ -133,7 +119,7 @@ Deno.test("wait_for_channel: cancelling kills and reaps the tmux wait-for", asyn
 });
 
 Deno.test("channels: invalid names are refused without echoing them", async () => {
-  await withServer([], async (_fixture, session) => {
+  await withServer({}, async (_fixture, session) => {
     for (const channel of ["", "has space", "semi;colon", "x".repeat(129), "#{pane_id}"]) {
       const text = await session.fails("signal_channel", { channel });
       assertStringIncludes(text, "signal_channel failed:");

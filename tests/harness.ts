@@ -217,3 +217,54 @@ export async function processTable(): Promise<ProcessRow[]> {
     return match ? [{ pid: Number(match[1]), ppid: Number(match[2]), args: match[3] }] : [];
   });
 }
+
+/** The transports a server can run with. */
+export const TRANSPORTS = ["control", "process"] as const;
+
+/** The arguments that switch every toolset on (a `-S` fixture is a user's server: no teardown by default). */
+export const ALL_TOOLSETS = ["--toolsets", "inspect,manage,execute,teardown"];
+
+/** Options of {@link withServer} and {@link serverTest}. */
+export interface ServerTestOptions {
+  /** Extra server arguments. */
+  args?: string[];
+  /** The server's environment, built from the fixture and its first pane. */
+  env?: (fx: TmuxFixture, pane: string) => Record<string, string> | Promise<Record<string, string>>;
+  /** The fixture's first window size. */
+  fixture?: { width?: number; height?: number };
+}
+
+/** The body of a server test: the fixture, the connected server, and the fixture's first pane. */
+export type ServerTestBody = (fx: TmuxFixture, s: Session, pane: string) => Promise<void>;
+
+/** Runs `body` with a fresh fixture and a server on it, and closes both afterwards. */
+export async function withServer(options: ServerTestOptions, body: ServerTestBody): Promise<void> {
+  const fx = await TmuxFixture.start(options.fixture);
+  let s: Session | undefined;
+  try {
+    const pane = (await fx.tmux("list-panes", "-a", "-F", "#{pane_id}")).split("\n")[0];
+    s = await startServer(fx.socketPath, {
+      args: options.args,
+      env: await options.env?.(fx, pane),
+    });
+    await body(fx, s, pane);
+  } finally {
+    await s?.close();
+    await fx.close();
+  }
+}
+
+/** Registers `name` once per transport, each run with its own fixture and server. */
+export function serverTest(
+  name: string,
+  body: ServerTestBody,
+  options: ServerTestOptions & { transports?: readonly (typeof TRANSPORTS)[number][] } = {},
+): void {
+  for (const transport of options.transports ?? TRANSPORTS) {
+    Deno.test(
+      `${name} [${transport}]`,
+      () =>
+        withServer({ ...options, args: ["--transport", transport, ...(options.args ?? [])] }, body),
+    );
+  }
+}

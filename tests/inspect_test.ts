@@ -4,33 +4,7 @@
  */
 
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
-import { type Session, startServer, TmuxFixture } from "./harness.ts";
-
-const TRANSPORTS = ["control", "process"] as const;
-
-/** Runs `body` with a fresh tmux fixture and a server on it, for each transport. */
-function withServer(
-  name: string,
-  body: (fx: TmuxFixture, s: Session) => Promise<void>,
-  options: { args?: string[]; env?: (fx: TmuxFixture) => Record<string, string> } = {},
-) {
-  for (const transport of TRANSPORTS) {
-    Deno.test(`${name} [${transport}]`, async () => {
-      const fx = await TmuxFixture.start();
-      let s: Session | undefined;
-      try {
-        s = await startServer(fx.socketPath, {
-          args: ["--transport", transport, ...(options.args ?? [])],
-          env: options.env?.(fx),
-        });
-        await body(fx, s);
-      } finally {
-        await s?.close();
-        await fx.close();
-      }
-    });
-  }
-}
+import { serverTest, startServer, TmuxFixture, TRANSPORTS } from "./harness.ts";
 
 type Pane = {
   paneId: string;
@@ -40,7 +14,7 @@ type Pane = {
   width: number;
 };
 
-withServer("list tools read the topology tmux reports", async (fx, s) => {
+serverTest("list tools read the topology tmux reports", async (fx, s) => {
   await fx.tmux("new-window", "-t", "main:", "-n", "second");
   await fx.tmux("split-window", "-t", "main:second");
   await fx.tmux("new-session", "-d", "-s", "other");
@@ -66,7 +40,7 @@ withServer("list tools read the topology tmux reports", async (fx, s) => {
   assertEquals(mismatched.panes.length, 0);
 });
 
-withServer("info tools return one object, read back from tmux", async (fx, s) => {
+serverTest("info tools return one object, read back from tmux", async (fx, s) => {
   const paneId = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
   const { pane } = await s.ok<{ pane: Pane & { currentCommand: string } }>("get_pane_info", {
     paneId,
@@ -102,7 +76,7 @@ withServer("info tools return one object, read back from tmux", async (fx, s) =>
   assertEquals(vars.values, { session_name: "main", no_such_variable: null });
 });
 
-withServer("find_pane_by_position resolves corners and indexes", async (fx, s) => {
+serverTest("find_pane_by_position resolves corners and indexes", async (fx, s) => {
   const left = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
   const right = await fx.tmux("split-window", "-h", "-t", left, "-P", "-F", "#{pane_id}");
   const windowId = await fx.tmux("display-message", "-p", "-t", left, "#{window_id}");
@@ -118,7 +92,7 @@ withServer("find_pane_by_position resolves corners and indexes", async (fx, s) =
   );
 });
 
-withServer("options, environment and hooks", async (fx, s) => {
+serverTest("options, environment and hooks", async (fx, s) => {
   await fx.tmux("set-option", "-g", "history-limit", "4321");
   await fx.tmux("set-option", "-s", "@theme", "dark #{x}");
   await fx.tmux("set-environment", "-g", "PLAIN_VAR", "visible");
@@ -167,7 +141,7 @@ withServer("options, environment and hooks", async (fx, s) => {
   }]);
 });
 
-withServer("capture_pane and snapshot_pane read what the pane shows", async (fx, s) => {
+serverTest("capture_pane and snapshot_pane read what the pane shows", async (fx, s) => {
   const paneId = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
   await fx.runInPane(paneId, "clear; printf 'alpha\\nbeta ü 日本\\n'");
   const capture = await s.ok<{ content: { lines: string[] } }>("capture_pane", { paneId });
@@ -186,7 +160,7 @@ withServer("capture_pane and snapshot_pane read what the pane shows", async (fx,
   assertEquals(snap.alternateScreen, false);
 });
 
-withServer(
+serverTest(
   "budgets: maxLines keeps the newest lines; bytes cut on character boundaries",
   async (fx, s) => {
     const paneId = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
@@ -204,7 +178,7 @@ withServer(
   { args: ["--max-bytes", "4000"] },
 );
 
-withServer("budgets: the whole result fits --max-bytes", async (fx, s) => {
+serverTest("budgets: the whole result fits --max-bytes", async (fx, s) => {
   const paneId = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
   await fx.runInPane(paneId, "clear; seq -f 'row %g ééé日本' 1 400");
   const result = await s.call("capture_pane", { paneId, includeHistory: true });
@@ -220,7 +194,7 @@ withServer("budgets: the whole result fits --max-bytes", async (fx, s) => {
   );
 }, { args: ["--max-bytes", "4000"] });
 
-withServer(
+serverTest(
   "errors: unknown ids, unknown arguments, wrong types, never echoing values",
   async (_fx, s) => {
     assertStringIncludes(await s.fails("get_pane_info", { paneId: "%999" }), "no such pane");
@@ -240,7 +214,7 @@ withServer(
   },
 );
 
-withServer(
+serverTest(
   "a session named like a format or command is shown as text and runs nothing",
   async (fx, s) => {
     const marker = `${fx.dir}/created`;
@@ -263,7 +237,7 @@ withServer(
   },
 );
 
-withServer("read batch: 16 full-history captures stay under 1,000,000 bytes", async (fx, s) => {
+serverTest("read batch: 16 full-history captures stay under 1,000,000 bytes", async (fx, s) => {
   const paneId = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
   await fx.tmux("set-option", "-g", "history-limit", "50000");
   const big = await fx.tmux("new-window", "-P", "-F", "#{pane_id}", "-t", "main:");
@@ -303,7 +277,7 @@ withServer("read batch: 16 full-history captures stay under 1,000,000 bytes", as
   void paneId;
 }, { args: ["--max-bytes", "4000000", "--max-lines", "100000"] });
 
-withServer("read batch: 16 mixed rows equal the same calls made one by one", async (fx, s) => {
+serverTest("read batch: 16 mixed rows equal the same calls made one by one", async (fx, s) => {
   await fx.tmux("split-window", "-t", "main");
   await fx.tmux("new-window", "-t", "main:");
   await fx.tmux("split-window", "-t", "main:1");
@@ -329,7 +303,7 @@ withServer("read batch: 16 mixed rows equal the same calls made one by one", asy
   }
 });
 
-withServer("read batch: limits, refusals and onError", async (fx, s) => {
+serverTest("read batch: limits, refusals and onError", async (fx, s) => {
   const paneId = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
   const op = { tool: "get_pane_info", arguments: { paneId } };
   assertStringIncludes(
@@ -361,7 +335,7 @@ withServer("read batch: limits, refusals and onError", async (fx, s) => {
   assertStringIncludes(cont.results[1].error!, "get_pane_info failed:");
 });
 
-withServer(
+serverTest(
   "caller: TMUX/TMUX_PANE on the driven socket mark the pane and make it the default",
   async (fx, s) => {
     const paneId = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
@@ -374,7 +348,7 @@ withServer(
   { env: (fx) => ({ TMUX: `${fx.socketPath},1,0`, TMUX_PANE: "%0" }) },
 );
 
-withServer(
+serverTest(
   "caller: TMUX pointing at another socket marks nothing",
   async (_fx, s) => {
     const { panes } = await s.ok<{ panes: Pane[] }>("list_panes");
@@ -383,7 +357,7 @@ withServer(
   { env: () => ({ TMUX: "/tmp/some-other-socket,1,0", TMUX_PANE: "%0" }) },
 );
 
-withServer(
+serverTest(
   "selection: --toolsets inspect lists only inspect tools; excluded tools cannot be called",
   async (_fx, s) => {
     const { tools } = await s.client.listTools();
@@ -446,4 +420,16 @@ Deno.test("the capabilities resource describes the socket, toolsets and tools", 
     await s.close();
     await fx.close();
   }
+});
+
+serverTest("get_tmux_variables never returns environment variables", async (fx, s, pane) => {
+  await fx.tmux("set-environment", "-g", "GITHUB_TOKEN", "ghp_secretvalue123");
+  await fx.tmux("set-environment", "-t", "main", "DB_PASSWORD", "hunter2");
+  const result = await s.ok<{ values: Record<string, string | null>; withheld: string[] }>(
+    "get_tmux_variables",
+    { names: ["GITHUB_TOKEN", "DB_PASSWORD", "session_name"], paneId: pane },
+  );
+  assertEquals(result.values, { GITHUB_TOKEN: null, DB_PASSWORD: null, session_name: "main" });
+  assertEquals(result.withheld.sort(), ["DB_PASSWORD", "GITHUB_TOKEN"]);
+  assert(!JSON.stringify(result).includes("hunter2"));
 });

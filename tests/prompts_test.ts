@@ -13,7 +13,7 @@ import { parseWindows, Prompts } from "../mcp/prompts.ts";
 import { parseSettings } from "../mcp/settings.ts";
 import { selectTools, type Toolset, TOOLSETS } from "../mcp/toolsets.ts";
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
-import { type Session, startServer, TmuxFixture } from "./harness.ts";
+import { type Session, TmuxFixture, withServer } from "./harness.ts";
 
 const TOOL_NAMES = CATALOG.map((tool) => tool.name);
 
@@ -112,23 +112,6 @@ Deno.test("prompts: build_workspace reads names and commands; windows are checke
   assertStringIncludes(error, "at least one window");
 });
 
-async function withServer(
-  args: string[],
-  env: (fx: TmuxFixture) => Promise<Record<string, string>>,
-  body: (fx: TmuxFixture, s: Session) => Promise<void>,
-): Promise<void> {
-  const fx = await TmuxFixture.start();
-  const s = await startServer(fx.socketPath, { args, env: await env(fx) });
-  try {
-    await body(fx, s);
-  } finally {
-    await s.close();
-    await fx.close();
-  }
-}
-
-const noEnv = () => Promise.resolve({});
-
 async function promptText(s: Session, name: string, args: Record<string, string>) {
   const result = await s.client.getPrompt({ name, arguments: args });
   assertEquals(result.messages.length, 1);
@@ -146,7 +129,7 @@ async function rejection(fn: () => Promise<unknown>): Promise<string> {
 }
 
 Deno.test("prompts: listed with their arguments and rendered with them over MCP", async () => {
-  await withServer([], noEnv, async (_fx, s) => {
+  await withServer({}, async (_fx, s) => {
     const { prompts } = await s.client.listPrompts();
     const byName = new Map(
       prompts.map((p: { name: string; arguments?: { name: string; required?: boolean }[] }) => [
@@ -188,7 +171,7 @@ Deno.test("prompts: listed with their arguments and rendered with them over MCP"
 });
 
 Deno.test("prompts: bad or missing arguments and unoffered prompts answer clear errors", async () => {
-  await withServer(["--toolsets", "inspect"], noEnv, async (_fx, s) => {
+  await withServer({ args: ["--toolsets", "inspect"] }, async (_fx, s) => {
     assertEquals(
       (await s.client.listPrompts()).prompts.map((p: { name: string }) => p.name),
       ["watch_until", "diagnose_pane"],
@@ -257,11 +240,11 @@ Deno.test("instructions: within 2,048 bytes in every selection, with a caller pa
 });
 
 Deno.test("instructions: the caller's pane id reaches the client when the server runs in a pane", async () => {
-  await withServer(["--toolsets", "inspect"], async (fx) => {
-    const pane = (await fx.tmux("list-panes", "-a", "-F", "#{pane_id}")).split("\n")[0];
-    const pid = await fx.tmux("display-message", "-p", "#{pid}");
-    return { TMUX: `${fx.socketPath},${pid},0`, TMUX_PANE: pane };
-  }, async (fx, s) => {
+  const env = async (fx: TmuxFixture, pane: string) => ({
+    TMUX: `${fx.socketPath},${await fx.tmux("display-message", "-p", "#{pid}")},0`,
+    TMUX_PANE: pane,
+  });
+  await withServer({ args: ["--toolsets", "inspect"], env }, async (fx, s) => {
     const pane = (await fx.tmux("list-panes", "-a", "-F", "#{pane_id}")).split("\n")[0];
     const text = s.client.getInstructions() ?? "";
     assert(bytes(text) <= INSTRUCTIONS_MAX_BYTES);

@@ -11,7 +11,7 @@ import {
   ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
-import { type Session, startCommand, startServer, TmuxFixture } from "./harness.ts";
+import { type Session, startCommand, TmuxFixture, withServer } from "./harness.ts";
 
 /** Failure bound of every wait on a notification: generous for a loaded 2-core machine. */
 const BOUND_MS = 20_000;
@@ -113,23 +113,16 @@ async function controlClients(session: Session, socketPath: string): Promise<str
     .filter((args) => args.includes(socketPath) && / -C /.test(args));
 }
 
-async function withServer(
+/** Runs `body` with a server on a fresh fixture and a recorder of its notifications. */
+function withNotifications(
   args: string[],
   body: (fx: TmuxFixture, s: Session, n: Notifications) => Promise<void>,
 ): Promise<void> {
-  const fx = await TmuxFixture.start();
-  const s = await startServer(fx.socketPath, { args });
-  const n = new Notifications(s);
-  try {
-    await body(fx, s, n);
-  } finally {
-    await s.close();
-    await fx.close();
-  }
+  return withServer({ args }, (fx, s) => body(fx, s, new Notifications(s)));
 }
 
 Deno.test("resources: sessions and each pane's view and content are listed, templated and readable", async () => {
-  await withServer([], async (fx, s) => {
+  await withNotifications([], async (fx, s) => {
     const pane = await firstPane(fx);
     const { resources } = await s.client.listResources();
     const uris = resources.map((r: { uri: string }) => r.uri);
@@ -158,7 +151,7 @@ Deno.test("resources: sessions and each pane's view and content are listed, temp
 });
 
 Deno.test("resources: at most 100 panes are listed one by one, and the listing says so", async () => {
-  await withServer([], async (fx, s) => {
+  await withNotifications([], async (fx, s) => {
     const many: string[] = [];
     for (let i = 0; i < 105; i++) many.push(...(i > 0 ? [";"] : []), "new-window", "-d");
     await fx.tmux(...many);
@@ -171,7 +164,7 @@ Deno.test("resources: at most 100 panes are listed one by one, and the listing s
 });
 
 Deno.test("resources: the content resource keeps within the line budget and says what it dropped", async () => {
-  await withServer(["--max-lines", "10"], async (fx, s) => {
+  await withNotifications(["--max-lines", "10"], async (fx, s) => {
     const pane = await firstPane(fx);
     await fx.runInPane(pane, "clear; for i in $(seq 1 25); do echo row$i; done");
     const text = await readText(s, contentUri(pane));
@@ -184,7 +177,7 @@ Deno.test("resources: the content resource keeps within the line budget and says
 });
 
 Deno.test("resources: a killed or unknown pane answers a clear error", async () => {
-  await withServer([], async (fx, s) => {
+  await withNotifications([], async (fx, s) => {
     const extra = await fx.tmux("split-window", "-d", "-P", "-F", "#{pane_id}");
     await fx.tmux("kill-pane", "-t", extra);
     for (const uri of [contentUri(extra), `tmux://panes/${encodeURIComponent(extra)}`]) {
@@ -204,7 +197,7 @@ Deno.test("resources: a killed or unknown pane answers a clear error", async () 
 });
 
 Deno.test("resources: completion of paneId offers the pane ids starting with the prefix", async () => {
-  await withServer([], async (fx, s) => {
+  await withNotifications([], async (fx, s) => {
     for (let i = 0; i < 11; i++) await fx.tmux("split-window", "-d", "-t", "main", "-l", "1");
     const all = (await fx.tmux("list-panes", "-a", "-F", "#{pane_id}")).split("\n").sort();
     const complete = async (value: string, ref = "tmux://panes/{paneId}/content") =>
@@ -231,7 +224,7 @@ for (const transport of ["control", "process"]) {
   const args = ["--transport", transport];
 
   Deno.test(`resources (${transport}): a subscribed pane's printing sends updated; unsubscribe stops it`, async () => {
-    await withServer(args, async (fx, s, n) => {
+    await withNotifications(args, async (fx, s, n) => {
       const pane = await firstPane(fx);
       const other = await fx.tmux("split-window", "-d", "-P", "-F", "#{pane_id}");
       const uri = contentUri(pane);
@@ -258,7 +251,7 @@ for (const transport of ["control", "process"]) {
   });
 
   Deno.test(`resources (${transport}): 100 lines printed quickly give a handful of updates`, async () => {
-    await withServer(args, async (fx, s, n) => {
+    await withNotifications(args, async (fx, s, n) => {
       const pane = await firstPane(fx);
       const uri = contentUri(pane);
       await s.client.subscribeResource({ uri });
@@ -286,7 +279,7 @@ for (const transport of ["control", "process"]) {
   });
 
   Deno.test(`resources (${transport}): a killed pane sends a final update and its subscription ends`, async () => {
-    await withServer(args, async (fx, s, n) => {
+    await withNotifications(args, async (fx, s, n) => {
       const extra = await fx.tmux("split-window", "-d", "-P", "-F", "#{pane_id}");
       const uri = contentUri(extra);
       await s.client.subscribeResource({ uri });
@@ -307,7 +300,7 @@ for (const transport of ["control", "process"]) {
   });
 
   Deno.test(`resources (${transport}): a pane whose program exits (remain-on-exit) sends a final update`, async () => {
-    await withServer(args, async (fx, s, n) => {
+    await withNotifications(args, async (fx, s, n) => {
       const extra = await fx.tmux("split-window", "-d", "-P", "-F", "#{pane_id}");
       await fx.tmux("set-option", "-p", "-t", extra, "remain-on-exit", "on");
       const uri = contentUri(extra);
@@ -324,7 +317,7 @@ for (const transport of ["control", "process"]) {
   });
 
   Deno.test(`resources (${transport}): the agent's own changes send list_changed, coalesced`, async () => {
-    await withServer(args, async (_fx, s, n) => {
+    await withNotifications(args, async (_fx, s, n) => {
       await s.client.listResources();
       const from = n.mark();
       const { pane } = await s.ok<{ pane: { paneId: string } }>("create_window", {
@@ -345,7 +338,7 @@ for (const transport of ["control", "process"]) {
 }
 
 Deno.test("resources (control): a person's new window, rename and kill send list_changed", async () => {
-  await withServer([], async (fx, s, n) => {
+  await withNotifications([], async (fx, s, n) => {
     await s.client.listResources();
     let from = n.mark();
     const window = await fx.tmux("new-window", "-d", "-P", "-F", "#{window_id}");
@@ -372,7 +365,7 @@ Deno.test("resources (control): a person's new window, rename and kill send list
 
 for (const transport of ["control", "process"]) {
   Deno.test(`resources (${transport}): no live work while nobody is subscribed`, async () => {
-    await withServer(["--transport", transport], async (fx, s) => {
+    await withNotifications(["--transport", transport], async (fx, s) => {
       const pane = await firstPane(fx);
       await s.ok("list_sessions");
       const idle = await controlClients(s, fx.socketPath);
@@ -399,7 +392,7 @@ for (const transport of ["control", "process"]) {
 }
 
 Deno.test("resources (process): while anyone is subscribed, a person's changes send list_changed", async () => {
-  await withServer(["--transport", "process"], async (fx, s, n) => {
+  await withNotifications(["--transport", "process"], async (fx, s, n) => {
     await s.client.listResources();
     await s.client.subscribeResource({ uri: "tmux://sessions" });
     let from = n.mark();
@@ -423,7 +416,7 @@ Deno.test("resources (process): while anyone is subscribed, a person's changes s
 
 for (const transport of ["control", "process"]) {
   Deno.test(`resources (${transport}): while subscribed, a pane split or killed in another session sends list_changed`, async () => {
-    await withServer(["--transport", transport], async (fx, s, n) => {
+    await withNotifications(["--transport", transport], async (fx, s, n) => {
       await fx.tmux("new-session", "-d", "-s", "other");
       const pane = await firstPane(fx);
       await s.client.listResources();

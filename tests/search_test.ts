@@ -1,8 +1,11 @@
 /** search_panes over stdio against a real tmux, and the wrapped-line row mapping. */
 
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
-import { type Session, startServer, TmuxFixture } from "./harness.ts";
+import { serverTest } from "./harness.ts";
 import { joinWrappedRows } from "../mcp/wrapped.ts";
+
+/** A small first window, so history and wrapping come quickly. */
+const SMALL = { width: 60, height: 10 };
 
 type Found = {
   panesSearched: number;
@@ -10,37 +13,6 @@ type Found = {
   truncated: boolean;
   skippedPanes: string[];
 };
-
-async function withSearch(
-  body: (fx: TmuxFixture, s: Session, pane: string) => Promise<void>,
-  args: string[] = [],
-) {
-  const fx = await TmuxFixture.start({ width: 60, height: 10 });
-  const s = await startServer(fx.socketPath, { args });
-  try {
-    const pane = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
-    await body(fx, s, pane);
-  } finally {
-    await s.close();
-    await fx.close();
-  }
-}
-
-const TRANSPORTS = ["control", "process"] as const;
-
-/** Registers `body` once per transport: search chains many captures in one round trip. */
-function searchTest(
-  name: string,
-  body: (fx: TmuxFixture, s: Session, pane: string) => Promise<void>,
-  args: string[] = [],
-) {
-  for (const transport of TRANSPORTS) {
-    Deno.test(
-      `${name} [${transport}]`,
-      () => withSearch(body, ["--transport", transport, ...args]),
-    );
-  }
-}
 
 Deno.test("wrapped rows: joined lines map to the row they start on", () => {
   const physical = ["short", "x".repeat(10), "yy", "last"].join("\n");
@@ -52,7 +24,7 @@ Deno.test("wrapped rows: joined lines map to the row they start on", () => {
   ]);
 });
 
-searchTest(
+serverTest(
   "search_panes: finds the pane and row, case-insensitively by default",
   async (fx, s, pane) => {
     const other = await fx.tmux("split-window", "-t", pane, "-P", "-F", "#{pane_id}");
@@ -66,9 +38,10 @@ searchTest(
     assert(exact.panes.every((p) => p.matches.every((m) => m.text.includes("error:"))));
     assertEquals(found.panesSearched, 2);
   },
+  { fixture: SMALL },
 );
 
-searchTest("search_panes: Unicode text and literal mode", async (fx, s, pane) => {
+serverTest("search_panes: Unicode text and literal mode", async (fx, s, pane) => {
   await fx.runInPane(pane, "clear; echo 'Grüße aus 日本 (a+b)*c'");
   const unicode = await s.ok<Found>("search_panes", { pattern: "GRÜSSE|grüße aus 日本" });
   assert(unicode.panes[0].matches.some((m) => m.text.includes("日本 (a+b)*c")));
@@ -76,9 +49,9 @@ searchTest("search_panes: Unicode text and literal mode", async (fx, s, pane) =>
   assert(literal.panes[0].matches.some((m) => m.text.includes("(a+b)*c")));
   const regex = await s.ok<Found>("search_panes", { pattern: "\\(a\\+b\\)\\*c" });
   assertEquals(regex.panes.length, 1);
-});
+}, { fixture: SMALL });
 
-searchTest(
+serverTest(
   "search_panes: history rows are negative; wrapped lines are joined",
   async (fx, s, pane) => {
     await fx.runInPane(
@@ -101,9 +74,10 @@ searchTest(
     const wrapped = await s.ok<Found>("search_panes", { pattern: "A{50}SPLIT(B){50}" });
     assertEquals(wrapped.panes[0].matches[0].text, long);
   },
+  { fixture: SMALL },
 );
 
-searchTest(
+serverTest(
   "search_panes: refused patterns never reach tmux and name the construct",
   async (_fx, s) => {
     assertStringIncludes(
@@ -115,9 +89,10 @@ searchTest(
     const adversarial = await s.ok<Found>("search_panes", { pattern: "(a+)+$" });
     assertEquals(adversarial.truncated, false);
   },
+  { fixture: SMALL },
 );
 
-searchTest(
+serverTest(
   "search_panes: maxMatchesPerPane and the byte budget set truncated",
   async (fx, s, pane) => {
     await fx.runInPane(pane, "clear; for i in $(seq 1 8); do echo hit $i; done");
@@ -134,5 +109,5 @@ searchTest(
     assert(texts.includes("small-marker"), "the small match after the big one is kept");
     assert(both.truncated);
   },
-  ["--max-bytes", "4000"],
+  { args: ["--max-bytes", "4000"], fixture: SMALL },
 );

@@ -8,40 +8,30 @@
 
 import { ResourceListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
-import { type Session, startServer, tmuxAt, TmuxFixture } from "./harness.ts";
+import {
+  ALL_TOOLSETS,
+  serverTest,
+  type ServerTestBody,
+  type ServerTestOptions,
+  type Session,
+  startServer,
+  tmuxAt,
+  TmuxFixture,
+  type TRANSPORTS,
+} from "./harness.ts";
+
+/** A server test with every toolset on. */
+function teardownTest(
+  name: string,
+  body: ServerTestBody,
+  options: ServerTestOptions & { transports?: typeof TRANSPORTS[number][] } = {},
+) {
+  serverTest(name, body, { ...options, args: ALL_TOOLSETS });
+}
 
 type Killed = { killed: { sessionIds: string[]; windowIds: string[]; paneIds: string[] } };
 /** Failure bound of anything a test waits for; never a synchronisation device. */
 const BOUND_MS = 20_000;
-
-/** Runs `body` with a fresh fixture and a server on it, whose env `env` builds. */
-function withServer(
-  name: string,
-  body: (fx: TmuxFixture, s: Session) => Promise<void>,
-  options: {
-    transports?: readonly ("control" | "process")[];
-    env?: (fx: TmuxFixture, pane: string) => Record<string, string>;
-  } = {},
-) {
-  for (const transport of options.transports ?? ["control", "process"]) {
-    Deno.test(`${name} [${transport}]`, async () => {
-      const fx = await TmuxFixture.start();
-      let s: Session | undefined;
-      try {
-        const pane = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
-        s = await startServer(fx.socketPath, {
-          // The fixture is a user's server (-S): teardown is not on by default there.
-          args: ["--transport", transport, "--toolsets", "inspect,manage,execute,teardown"],
-          env: options.env?.(fx, pane),
-        });
-        await body(fx, s);
-      } finally {
-        await s?.close();
-        await fx.close();
-      }
-    });
-  }
-}
 
 /** Every `session window pane` row tmux lists, sorted. */
 async function topology(fx: TmuxFixture): Promise<string[]> {
@@ -57,7 +47,7 @@ async function ids(fx: TmuxFixture, format: string, target: string): Promise<str
   return await fx.tmux("display-message", "-p", "-t", target, format);
 }
 
-withServer("kill_window leaves the session and its other windows intact", async (fx, s) => {
+teardownTest("kill_window leaves the session and its other windows intact", async (fx, s) => {
   const main = await ids(fx, "#{session_id}", "main");
   const w0 = await ids(fx, "#{window_id}", "main");
   const p0 = await ids(fx, "#{pane_id}", "main");
@@ -82,7 +72,7 @@ withServer("kill_window leaves the session and its other windows intact", async 
   assertStringIncludes(await s.fails("kill_window", { windowId: "1" }), "window id");
 });
 
-withServer(
+teardownTest(
   "kill_pane removes one pane; the last pane takes its window and session",
   async (fx, s) => {
     const main = await ids(fx, "#{session_id}", "main");
@@ -110,7 +100,7 @@ withServer(
   },
 );
 
-withServer("kill_session ends one session; windows linked elsewhere survive", async (fx, s) => {
+teardownTest("kill_session ends one session; windows linked elsewhere survive", async (fx, s) => {
   const main = await ids(fx, "#{session_id}", "main");
   const w0 = await ids(fx, "#{window_id}", "main");
   const p0 = await ids(fx, "#{pane_id}", "main");
@@ -141,7 +131,7 @@ withServer("kill_session ends one session; windows linked elsewhere survive", as
   assertStringIncludes(await s.fails("kill_session", { session: "$999" }), "no such session");
 });
 
-withServer("clear_pane_scrollback empties the history and keeps the pane", async (fx, s) => {
+teardownTest("clear_pane_scrollback empties the history and keeps the pane", async (fx, s) => {
   const pane = await ids(fx, "#{pane_id}", "main");
   await fx.runInPane(pane, "seq 1 300");
   assert(Number(await ids(fx, "#{history_size}", pane)) > 200, "history to clear");
@@ -159,7 +149,7 @@ const callerEnv = (fx: TmuxFixture, pane: string) => ({
   TMUX_PANE: pane,
 });
 
-withServer("teardown refuses every target holding the caller's pane", async (fx, s) => {
+teardownTest("teardown refuses every target holding the caller's pane", async (fx, s) => {
   const caller = await ids(fx, "#{pane_id}", "main");
   const window = await ids(fx, "#{window_id}", "main");
   const sibling = await fx.tmux("split-window", "-d", "-t", caller, "-P", "-F", "#{pane_id}");
@@ -194,7 +184,7 @@ withServer("teardown refuses every target holding the caller's pane", async (fx,
   assertEquals((await s.ok<Killed>("kill_window", { windowId: spare })).killed.windowIds, [spare]);
 }, { env: callerEnv });
 
-withServer("no refusal when TMUX names another tmux server", async (fx, s) => {
+teardownTest("no refusal when TMUX names another tmux server", async (fx, s) => {
   const pane = await ids(fx, "#{pane_id}", "main");
   const window = await ids(fx, "#{window_id}", "main");
   await fx.tmux("new-session", "-d", "-s", "keep");
@@ -204,7 +194,7 @@ withServer("no refusal when TMUX names another tmux server", async (fx, s) => {
   env: (fx, pane) => ({ TMUX: `${fx.dir}/another.sock,1,0`, TMUX_PANE: pane }),
 });
 
-withServer("a malformed TMUX with TMUX_PANE still protects that pane", async (fx, s) => {
+teardownTest("a malformed TMUX with TMUX_PANE still protects that pane", async (fx, s) => {
   const pane = await ids(fx, "#{pane_id}", "main");
   assertStringIncludes(await s.fails("kill_pane", { paneId: pane }), pane);
   assertStringIncludes(await s.fails("kill_session", { session: "main" }), pane);

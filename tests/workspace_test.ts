@@ -7,29 +7,21 @@
  */
 
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
-import { type Session, startServer, TmuxFixture } from "./harness.ts";
+import {
+  ALL_TOOLSETS,
+  serverTest,
+  type ServerTestBody,
+  TmuxFixture,
+  type TRANSPORTS,
+} from "./harness.ts";
 
-/** Runs `body` with a fresh tmux fixture and a server on it, for each `transports`. */
-function withServer(
+/** A server test with every toolset on, in the control transport unless told otherwise. */
+function workspaceTest(
   name: string,
-  body: (fx: TmuxFixture, s: Session) => Promise<void>,
-  transports: readonly ("control" | "process")[] = ["control"],
+  body: ServerTestBody,
+  transports: typeof TRANSPORTS[number][] = ["control"],
 ) {
-  for (const transport of transports) {
-    Deno.test(`${name} [${transport}]`, async () => {
-      const fx = await TmuxFixture.start();
-      let s: Session | undefined;
-      try {
-        s = await startServer(fx.socketPath, {
-          args: ["--transport", transport, "--toolsets", "inspect,manage,execute,teardown"],
-        });
-        await body(fx, s);
-      } finally {
-        await s?.close();
-        await fx.close();
-      }
-    });
-  }
+  serverTest(name, body, { args: ALL_TOOLSETS, transports });
 }
 
 type Pane = {
@@ -92,7 +84,7 @@ async function assertNoFile(path: string): Promise<void> {
   throw new Error(`${path} exists: a #(...) in a name was run by tmux`);
 }
 
-withServer("create_session keeps names literal and returns what tmux stored", async (fx, s) => {
+workspaceTest("create_session keeps names literal and returns what tmux stored", async (fx, s) => {
   const names = trickyNames(fx.dir);
   for (const [i, name] of names.entries()) {
     const r = await s.ok<{ session: Sess; window: Win; pane: Pane }>("create_session", {
@@ -126,7 +118,7 @@ withServer("create_session keeps names literal and returns what tmux stored", as
   );
 });
 
-withServer("environment reaches only the new process and is never echoed", async (fx, s) => {
+workspaceTest("environment reaches only the new process and is never echoed", async (fx, s) => {
   const secret = `s3cr3t-${crypto.randomUUID()} #{pane_id} $HOME`;
   const created = await s.call("create_session", {
     name: "envs",
@@ -167,7 +159,7 @@ withServer("environment reaches only the new process and is never echoed", async
   assert(!s.stderr().includes(secret.slice(0, 20)), "value not logged");
 });
 
-withServer("create_window and split_window return the new objects read back", async (fx, s) => {
+workspaceTest("create_window and split_window return the new objects read back", async (fx, s) => {
   const main = await show(fx, "main", "#{session_id}");
   const before = await show(fx, "main", "#{window_id}");
   const names = trickyNames(fx.dir);
@@ -230,7 +222,7 @@ withServer("create_window and split_window return the new objects read back", as
   assertStringIncludes(text, "too small to split");
 });
 
-withServer(
+workspaceTest(
   "startDirectory is escaped and confirmed by reading the shell's directory",
   async (fx, s) => {
     const literal = `${fx.dir}/dir #{session_name} #(touch expanded) it's "q"`;
@@ -273,7 +265,7 @@ withServer(
   },
 );
 
-withServer("rename_session and rename_window store names literally", async (fx, s) => {
+workspaceTest("rename_session and rename_window store names literally", async (fx, s) => {
   const sessionId = await show(fx, "main", "#{session_id}");
   const windowId = await show(fx, "main", "#{window_id}");
   for (const name of trickyNames(fx.dir)) {
@@ -326,7 +318,7 @@ withServer("rename_session and rename_window store names literally", async (fx, 
   assertStringIncludes(await s.fails("rename_window", { windowId, newName: "" }), "'newName'");
 });
 
-withServer("set_pane_title keeps the title literal and the active pane", async (fx, s) => {
+workspaceTest("set_pane_title keeps the title literal and the active pane", async (fx, s) => {
   const first = await show(fx, "main", "#{pane_id}");
   const second = await fx.tmux("split-window", "-d", "-t", first, "-P", "-F", "#{pane_id}");
   for (const title of trickyNames(fx.dir)) {
@@ -344,7 +336,7 @@ withServer("set_pane_title keeps the title literal and the active pane", async (
   );
 });
 
-withServer("resize_pane sizes panes and zooms idempotently", async (fx, s) => {
+workspaceTest("resize_pane sizes panes and zooms idempotently", async (fx, s) => {
   const a = await show(fx, "main", "#{pane_id}");
   const b = await fx.tmux("split-window", "-d", "-h", "-t", a, "-P", "-F", "#{pane_id}");
   const sized = await s.ok<{ pane: Pane }>("resize_pane", { paneId: a, width: 30 });
@@ -379,7 +371,7 @@ withServer("resize_pane sizes panes and zooms idempotently", async (fx, s) => {
   assertStringIncludes(await s.fails("resize_pane", { paneId: "%999", width: 5 }), "no such pane");
 });
 
-withServer("resize_window and select_layout read the window back", async (fx, s) => {
+workspaceTest("resize_window and select_layout read the window back", async (fx, s) => {
   const w = await show(fx, "main", "#{window_id}");
   const first = await show(fx, "main", "#{pane_id}");
   await fx.tmux("split-window", "-d", "-t", first);
@@ -430,7 +422,7 @@ withServer("resize_window and select_layout read the window back", async (fx, s)
   );
 });
 
-withServer("select_window resolves directions to ids and selects by id", async (fx, s) => {
+workspaceTest("select_window resolves directions to ids and selects by id", async (fx, s) => {
   const sid = await show(fx, "main", "#{session_id}");
   const w0 = await show(fx, "main", "#{window_id}");
   const w1 = await fx.tmux("new-window", "-d", "-t", "main:", "-P", "-F", "#{window_id}");
@@ -465,7 +457,7 @@ withServer("select_window resolves directions to ids and selects by id", async (
   );
 });
 
-withServer("select_pane resolves directions geometrically and by index", async (fx, s) => {
+workspaceTest("select_pane resolves directions geometrically and by index", async (fx, s) => {
   // Layout: a | b on top, c across the bottom.
   const w = await show(fx, "main", "#{window_id}");
   const a = await show(fx, "main", "#{pane_id}");
@@ -500,7 +492,7 @@ withServer("select_pane resolves directions geometrically and by index", async (
   assertStringIncludes(await s.fails("select_pane", { paneId: "%999" }), "no such pane");
 });
 
-withServer(
+workspaceTest(
   "move_window moves, refuses an occupied index, and replaces on request",
   async (fx, s) => {
     const main = await show(fx, "main", "#{session_id}");
@@ -543,7 +535,7 @@ withServer(
   },
 );
 
-withServer("swap_pane exchanges places and keeps the active pane", async (fx, s) => {
+workspaceTest("swap_pane exchanges places and keeps the active pane", async (fx, s) => {
   const a = await show(fx, "main", "#{pane_id}");
   const b = await fx.tmux("split-window", "-d", "-t", a, "-P", "-F", "#{pane_id}");
   const other = await fx.tmux("new-window", "-d", "-t", "main:", "-P", "-F", "#{pane_id}");
@@ -562,50 +554,56 @@ withServer("swap_pane exchanges places and keeps the active pane", async (fx, s)
   );
 });
 
-withServer("options: history limit, mouse and synchronize-panes report changes", async (fx, s) => {
-  const sid = await show(fx, "main", "#{session_id}");
-  const w = await show(fx, "main", "#{window_id}");
-  const limit = await s.call("set_history_limit", { session: "main", lines: 12345 });
-  assertEquals(limit.structuredContent, { changed: true, sessionId: sid });
-  assertStringIncludes((limit.content[0] as { text: string }).text, "panes created from now on");
-  assertEquals(await fx.tmux("show-options", "-v", "-t", "main", "history-limit"), "12345");
-  const again = await s.ok<Action>("set_history_limit", { session: sid, lines: 12345 });
-  assertEquals(again.changed, false);
-  const created = await s.ok<{ pane: Pane }>("create_window", { session: sid });
-  assertEquals(await show(fx, created.pane.paneId, "#{history_limit}"), "12345");
-  assertStringIncludes(
-    await s.fails("set_history_limit", { session: "nope", lines: 1 }),
-    "no such session",
-  );
-  assertStringIncludes(await s.fails("set_history_limit", { session: sid, lines: -1 }), "'lines'");
+workspaceTest(
+  "options: history limit, mouse and synchronize-panes report changes",
+  async (fx, s) => {
+    const sid = await show(fx, "main", "#{session_id}");
+    const w = await show(fx, "main", "#{window_id}");
+    const limit = await s.call("set_history_limit", { session: "main", lines: 12345 });
+    assertEquals(limit.structuredContent, { changed: true, sessionId: sid });
+    assertStringIncludes((limit.content[0] as { text: string }).text, "panes created from now on");
+    assertEquals(await fx.tmux("show-options", "-v", "-t", "main", "history-limit"), "12345");
+    const again = await s.ok<Action>("set_history_limit", { session: sid, lines: 12345 });
+    assertEquals(again.changed, false);
+    const created = await s.ok<{ pane: Pane }>("create_window", { session: sid });
+    assertEquals(await show(fx, created.pane.paneId, "#{history_limit}"), "12345");
+    assertStringIncludes(
+      await s.fails("set_history_limit", { session: "nope", lines: 1 }),
+      "no such session",
+    );
+    assertStringIncludes(
+      await s.fails("set_history_limit", { session: sid, lines: -1 }),
+      "'lines'",
+    );
 
-  assertEquals(await s.ok<Action>("set_mouse_enabled", { enabled: true }), { changed: true });
-  assertEquals(await fx.tmux("show-options", "-gv", "mouse"), "on");
-  assertEquals(await s.ok<Action>("set_mouse_enabled", { enabled: true }), { changed: false });
-  const session = await s.ok<Action>("set_mouse_enabled", { enabled: false, session: "main" });
-  assertEquals(session, { changed: true, sessionId: sid });
-  assertEquals(await fx.tmux("show-options", "-v", "-t", "main", "mouse"), "off");
-  assertEquals(await fx.tmux("show-options", "-gv", "mouse"), "on", "global untouched");
+    assertEquals(await s.ok<Action>("set_mouse_enabled", { enabled: true }), { changed: true });
+    assertEquals(await fx.tmux("show-options", "-gv", "mouse"), "on");
+    assertEquals(await s.ok<Action>("set_mouse_enabled", { enabled: true }), { changed: false });
+    const session = await s.ok<Action>("set_mouse_enabled", { enabled: false, session: "main" });
+    assertEquals(session, { changed: true, sessionId: sid });
+    assertEquals(await fx.tmux("show-options", "-v", "-t", "main", "mouse"), "off");
+    assertEquals(await fx.tmux("show-options", "-gv", "mouse"), "on", "global untouched");
 
-  const sync = await s.ok<Action>("set_synchronize_panes", { windowId: w, enabled: true });
-  assertEquals(sync, { changed: true, windowId: w });
-  assertEquals(await show(fx, w, "#{synchronize-panes}"), "1");
-  assertEquals(
-    (await s.ok<Action>("set_synchronize_panes", { windowId: w, enabled: true })).changed,
-    false,
-  );
-  assertEquals(
-    (await s.ok<Action>("set_synchronize_panes", { windowId: w, enabled: false })).changed,
-    true,
-  );
-  assertEquals(await show(fx, w, "#{synchronize-panes}"), "0");
-  assertStringIncludes(
-    await s.fails("set_synchronize_panes", { windowId: "@999", enabled: true }),
-    "no such window",
-  );
-});
+    const sync = await s.ok<Action>("set_synchronize_panes", { windowId: w, enabled: true });
+    assertEquals(sync, { changed: true, windowId: w });
+    assertEquals(await show(fx, w, "#{synchronize-panes}"), "1");
+    assertEquals(
+      (await s.ok<Action>("set_synchronize_panes", { windowId: w, enabled: true })).changed,
+      false,
+    );
+    assertEquals(
+      (await s.ok<Action>("set_synchronize_panes", { windowId: w, enabled: false })).changed,
+      true,
+    );
+    assertEquals(await show(fx, w, "#{synchronize-panes}"), "0");
+    assertStringIncludes(
+      await s.fails("set_synchronize_panes", { windowId: "@999", enabled: true }),
+      "no such window",
+    );
+  },
+);
 
-withServer("respawn_pane restarts a dead pane and refuses a live one", async (fx, s) => {
+workspaceTest("respawn_pane restarts a dead pane and refuses a live one", async (fx, s) => {
   await fx.tmux("set-option", "-g", "remain-on-exit", "on");
   const pane = await fx.tmux("new-window", "-d", "-t", "main:", "-P", "-F", "#{pane_id}");
   await fx.tmux("send-keys", "-t", pane, "exit", "Enter");
@@ -634,7 +632,7 @@ withServer("respawn_pane restarts a dead pane and refuses a live one", async (fx
   assertStringIncludes(await s.fails("respawn_pane", { paneId: "%999" }), "no such pane");
 });
 
-withServer("tools list honest capability records", async (_fx, s) => {
+workspaceTest("tools list honest capability records", async (_fx, s) => {
   type Listed = {
     name: string;
     description?: string;
@@ -672,7 +670,7 @@ withServer("tools list honest capability records", async (_fx, s) => {
   );
 });
 
-withServer("the process transport gives the same results", async (fx, s) => {
+workspaceTest("the process transport gives the same results", async (fx, s) => {
   const r = await s.ok<{ session: Sess; window: Win; pane: Pane }>("create_session", {
     name: "#{pane_id} p",
     windowName: "w #(true)",
