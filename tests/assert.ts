@@ -20,7 +20,11 @@ export function assertEquals<T>(actual: T, expected: T, message?: string): void 
 /** Fails unless `text` contains `part`. */
 export function assertStringIncludes(text: string, part: string, message?: string): void {
   if (!text.includes(part)) {
-    throw new Error(`${message ? message + ": " : ""}expected to find ${JSON.stringify(part)} in ${JSON.stringify(text)}`);
+    throw new Error(
+      `${message ? message + ": " : ""}expected to find ${JSON.stringify(part)} in ${
+        JSON.stringify(text)
+      }`,
+    );
   }
 }
 
@@ -35,7 +39,11 @@ export function assertThrows(
   } catch (error) {
     if (!(error instanceof type)) throw new Error(`expected ${type.name}, got ${String(error)}`);
     if (part && !error.message.includes(part)) {
-      throw new Error(`expected the error to include ${JSON.stringify(part)}, got ${JSON.stringify(error.message)}`);
+      throw new Error(
+        `expected the error to include ${JSON.stringify(part)}, got ${
+          JSON.stringify(error.message)
+        }`,
+      );
     }
     return;
   }
@@ -48,7 +56,9 @@ export async function assertRejects(fn: () => Promise<unknown>, part?: string): 
     await fn();
   } catch (error) {
     if (part && !String(error).includes(part)) {
-      throw new Error(`expected the rejection to include ${JSON.stringify(part)}, got ${String(error)}`);
+      throw new Error(
+        `expected the rejection to include ${JSON.stringify(part)}, got ${String(error)}`,
+      );
     }
     return;
   }
