@@ -184,10 +184,12 @@ for (const transport of ["control", "process"] as const) {
         const result = session.call("wait_for_channel", { channel, timeoutSeconds: 20 })
           .finally(() => (answered = true));
         await Promise.race([childAppears(pid, ["wait-for", channel]), result]);
-        assert(
-          !answered,
-          `wait_for_channel answered before waiting: ${JSON.stringify(await result)}`,
-        );
+        if (answered) {
+          // The message is built only here: awaiting the result earlier would wait out the timeout.
+          throw new Error(
+            `wait_for_channel answered before waiting: ${JSON.stringify(await result)}`,
+          );
+        }
         await fx.tmux("kill-server");
         faultsInjected++;
         const answer = await within(BOUND_MS, "wait_for_channel answer", result);
