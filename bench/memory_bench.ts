@@ -6,24 +6,36 @@
  *
  *   deno run --allow-run --allow-read --allow-write --allow-env bench/memory_bench.ts [calls] [control|process] [tool,...]
  *
+ * With MEMORY_V8_FLAGS=--max-old-space-size=24 the server runs with a capped heap.
+ *
  * @module
  */
 
-import { startServer } from "../tests/harness.ts";
-import { readTopology, rssKiB, startTopology } from "../tests/hardening.ts";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { readTopology, rssKiB, startServerWithFlags, startTopology } from "../tests/hardening.ts";
 
 const TOTAL = Number(Deno.args[0] ?? 5000);
 const TRANSPORT = Deno.args[1] ?? "control";
 /** Optional comma list: only these tools of the mix (to find which one grows). */
 const ONLY = Deno.args[2]?.split(",");
+/**
+ * MEMORY_V8_FLAGS (e.g. --max-old-space-size=24) runs the server with a
+ * capped heap: flat memory then shows that growth under the default flags is
+ * V8 letting the heap grow, not objects kept alive.
+ */
+const V8_FLAGS = Deno.env.get("MEMORY_V8_FLAGS");
 const EARLY = 100;
 /** Calls in flight at once, so 5,000 calls finish in reasonable time. */
 const PARALLEL = 4;
 
 const fx = await startTopology();
-const session = await startServer(fx.socketPath, { args: ["--transport", TRANSPORT] });
+const server = await startServerWithFlags(V8_FLAGS ? [`--v8-flags=${V8_FLAGS}`] : [], [
+  ...["-S", fx.socketPath, "--transport", TRANSPORT],
+]);
+const call = async (name: string, args: Record<string, unknown>) =>
+  await server.client.callTool({ name, arguments: args }) as CallToolResult;
 try {
-  const pid = session.transport.pid!;
+  const pid = server.transport.pid!;
   const { panes, windows } = await readTopology(fx);
   await fx.runInPane(panes[0], "seq 1 400");
   // A mix of the common reads; each call builds and drops a result.
@@ -45,7 +57,7 @@ try {
     const worker = async () => {
       while (done < until) {
         const [tool, args] = mix[done++ % mix.length];
-        const result = await session.call(tool, args);
+        const result = await call(tool, args);
         if (result.isError && tool !== "get_pane_info") failed++;
       }
     };
@@ -65,7 +77,7 @@ try {
   const late = await rssKiB(pid);
   const growth = (late - early) / early * 100;
   console.log(
-    `memory [${TRANSPORT}]: VmRSS after ${EARLY} calls ${
+    `memory [${TRANSPORT}${V8_FLAGS ? ` ${V8_FLAGS}` : ""}]: VmRSS after ${EARLY} calls ${
       (early / 1024).toFixed(1)
     } MiB, after ${done} calls ` +
       `${(late / 1024).toFixed(1)} MiB (${growth >= 0 ? "+" : ""}${
@@ -75,6 +87,6 @@ try {
   );
   console.log(`  MiB along the way: ${samples.join(", ")}`);
 } finally {
-  await session.close();
+  await server.client.close();
   await fx.close();
 }

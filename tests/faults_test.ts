@@ -15,12 +15,16 @@
  * @module
  */
 
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
-import { FIXTURE_SHELL, type Session, startCommand, startServer, TmuxFixture } from "./harness.ts";
-import { descendants, readTopology, startTopology, within } from "./hardening.ts";
+import { FIXTURE_SHELL, type Session, startServer, TmuxFixture } from "./harness.ts";
+import {
+  descendants,
+  readTopology,
+  startServerWithFlags,
+  startTopology,
+  within,
+} from "./hardening.ts";
 
 /** Failure bound of one answer; the waits below use far shorter timeouts than this. */
 const BOUND_MS = 60_000;
@@ -251,32 +255,6 @@ for (const transport of ["control", "process"] as const) {
   });
 }
 
-/** Spawns the server with the shipped flags plus `extraFlags` before main.ts. */
-async function startWithFlags(
-  extraFlags: string[],
-  args: string[],
-): Promise<{ client: Client; transport: StdioClientTransport; stderr: () => string }> {
-  const [command, ...flags] = startCommand();
-  const root = new URL("../", import.meta.url).pathname;
-  const at = flags.indexOf("main.ts");
-  const transport = new StdioClientTransport({
-    command,
-    args: [...flags.slice(0, at), ...extraFlags, `${root}main.ts`, ...flags.slice(at + 1), ...args],
-    cwd: root,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      HOME: Deno.env.get("HOME") ?? "/tmp",
-      DENO_DIR: Deno.env.get("DENO_DIR") ?? "",
-    },
-    stderr: "pipe",
-  });
-  let stderr = "";
-  transport.stderr?.on("data", (chunk: Uint8Array) => (stderr += new TextDecoder().decode(chunk)));
-  const client = new Client({ name: "tmux-mcp-faults", version: "0" });
-  await client.connect(transport);
-  return { client, transport, stderr: () => stderr };
-}
-
 for (const transport of ["control", "process"] as const) {
   Deno.test(`faults: a tmux that hangs gives clear errors in bounded time [${transport}]`, async () => {
     const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-hang-" });
@@ -288,7 +266,7 @@ for (const transport of ["control", "process"] as const) {
       '#!/bin/sh\nfor a in "$@"; do [ "$a" = -V ] && { echo "tmux 3.3a"; exit 0; }; done\nexec sleep 600\n',
     );
     await Deno.chmod(script, 0o755);
-    const server = await startWithFlags([`--allow-run=${script}`], [
+    const server = await startServerWithFlags([`--allow-run=${script}`], [
       ...["--tmux", script, "-S", `${dir}/none.sock`, "--transport", transport],
       ...["--wait-max-seconds", "1"],
     ]);

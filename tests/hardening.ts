@@ -7,7 +7,9 @@
  * @module
  */
 
-import { type ProcessRow, processTable, TmuxFixture } from "./harness.ts";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { type ProcessRow, processTable, startCommand, TmuxFixture } from "./harness.ts";
 
 /** mulberry32: a tiny seeded PRNG, so a failing sweep can be replayed exactly. */
 export function mulberry32(seed: number): () => number {
@@ -195,4 +197,44 @@ export async function within<T>(ms: number, what: string, promise: Promise<T>): 
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A server started by {@link startServerWithFlags}. */
+export interface FlaggedServer {
+  /** The SDK client connected over stdio. */
+  client: Client;
+  /** The transport (for the server's pid). */
+  transport: StdioClientTransport;
+  /** Everything the server wrote to stderr so far. */
+  stderr(): string;
+}
+
+/**
+ * Spawns the server with the shipped flags plus `denoFlags` before main.ts
+ * (an extra --allow-run for a test tmux, --v8-flags for a benchmark), then
+ * `args` after it.
+ */
+export async function startServerWithFlags(
+  denoFlags: string[],
+  args: string[],
+): Promise<FlaggedServer> {
+  const [command, ...flags] = startCommand();
+  const root = new URL("../", import.meta.url).pathname;
+  const at = flags.indexOf("main.ts");
+  const transport = new StdioClientTransport({
+    command,
+    args: [...flags.slice(0, at), ...denoFlags, `${root}main.ts`, ...flags.slice(at + 1), ...args],
+    cwd: root,
+    env: {
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      HOME: Deno.env.get("HOME") ?? "/tmp",
+      DENO_DIR: Deno.env.get("DENO_DIR") ?? "",
+    },
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Uint8Array) => (stderr += new TextDecoder().decode(chunk)));
+  const client = new Client({ name: "tmux-mcp-hardening", version: "0" });
+  await client.connect(transport);
+  return { client, transport, stderr: () => stderr };
 }
