@@ -22,10 +22,10 @@
  * @module
  */
 
-import { childEnvironment } from "./environment.ts";
+import { killChild } from "./children.ts";
+import { spawnControlClient } from "./control_client.ts";
 import { classifyTmuxFailure, TmuxError } from "./errors.ts";
 import { ProcessTransport } from "./process_transport.ts";
-import { missingTmux, spawnStats } from "./spawn.ts";
 import type { RunOptions, Transport } from "./transport.ts";
 
 const encoder = new TextEncoder();
@@ -307,11 +307,7 @@ class ControlClient {
 
   /** Kills the child; the reader then sees EOF and cleans up. */
   kill(): void {
-    try {
-      this.child.kill("SIGKILL");
-    } catch {
-      // Already exited.
-    }
+    killChild(this.child);
   }
 
   async #read(): Promise<void> {
@@ -601,35 +597,10 @@ export class ControlTransport implements Transport {
   }
 
   #start(session: string): ControlClient {
-    let child: Deno.ChildProcess;
-    try {
-      child = new Deno.Command(this.binary, {
-        // -N: never start a server as a side effect. attach -E: do not copy
-        // this process's environment into the session (update-environment).
-        // -f ignore-size: our default 80x24 never sizes anyone's windows;
-        // no-output: no %output flood from panes.
-        args: [
-          "-N",
-          ...this.globalArgs,
-          "-C",
-          "attach-session",
-          "-E",
-          "-f",
-          "ignore-size,no-output",
-          "-t",
-          session,
-        ],
-        env: childEnvironment(),
-        clearEnv: true,
-        stdin: "piped",
-        stdout: "piped",
-        stderr: "null",
-      }).spawn();
-    } catch (error) {
-      if (error instanceof Deno.errors.NotFound) throw missingTmux(this.binary, false);
-      throw error;
-    }
-    spawnStats.started++;
+    // no-output: no %output flood from panes; commands go through this client.
+    const child = spawnControlClient(this.binary, this.globalArgs, session, {
+      flags: ["ignore-size", "no-output"],
+    });
     const client = new ControlClient(child, this.#marker, this.socketLabel, (line) => {
       for (const listener of this.#listeners) {
         try {

@@ -18,8 +18,8 @@
  */
 
 import { socketArgs, type Tmux } from "./client.ts";
-import { childEnvironment } from "./environment.ts";
-import { spawnStats } from "./spawn.ts";
+import { killChild } from "./children.ts";
+import { spawnControlClient } from "./control_client.ts";
 import { paneTarget } from "./targets.ts";
 
 /** How a watch learns about output. */
@@ -167,11 +167,7 @@ class SessionFeed {
   }
 
   kill(): void {
-    try {
-      this.child.kill("SIGKILL");
-    } catch {
-      // Already exited.
-    }
+    killChild(this.child);
   }
 }
 
@@ -184,17 +180,6 @@ function wake(sub: Subscriber): void {
 
 const feeds = new WeakMap<Tmux, Map<string, SessionFeed>>();
 const everyFeed = new Set<SessionFeed>();
-let unloadHooked = false;
-
-function hookUnload(): void {
-  if (unloadHooked) return;
-  unloadHooked = true;
-  // Deno.exit does not end children; a control client must not outlive us.
-  globalThis.addEventListener("unload", () => {
-    for (const feed of everyFeed) feed.kill();
-  });
-}
-
 /** Control clients attached for watching right now (for tests and diagnostics). */
 export function liveWatchClients(): number {
   return everyFeed.size;
@@ -203,32 +188,15 @@ export function liveWatchClients(): number {
 function startFeed(tmux: Tmux, sessionId: string): SessionFeed | undefined {
   let child: Deno.ChildProcess;
   try {
-    child = new Deno.Command(tmux.binary, {
-      args: [
-        "-N",
-        ...socketArgs(tmux.socket),
-        "-C",
-        "attach-session",
-        "-E",
-        "-r",
-        "-f",
-        "ignore-size,read-only",
-        "-t",
-        sessionId,
-      ],
-      env: childEnvironment(),
-      clearEnv: true,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
+    child = spawnControlClient(tmux.binary, socketArgs(tmux.socket), sessionId, {
+      flags: ["ignore-size", "read-only"],
+      readOnly: true,
+    });
   } catch {
     // tmux missing or not permitted: the caller polls instead, and reads
     // through the transport report the real problem.
     return undefined;
   }
-  spawnStats.started++;
-  hookUnload();
   const bySession = feeds.get(tmux) ?? new Map<string, SessionFeed>();
   feeds.set(tmux, bySession);
   const feed = new SessionFeed(child, () => {

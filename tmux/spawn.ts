@@ -5,6 +5,7 @@
  * @module
  */
 
+import { adopt } from "./children.ts";
 import { childEnvironment } from "./environment.ts";
 import { TmuxError } from "./errors.ts";
 
@@ -83,6 +84,7 @@ export async function spawnTmux(
     throw error;
   }
   spawnStats.started++;
+  adopt(child, "command");
   const stdout = drain(child.stdout);
   const stderr = drain(child.stderr);
   let reason: "timeout" | "cancelled" | undefined;

@@ -24,8 +24,8 @@
 
 import { socketArgs, type Tmux } from "./client.ts";
 import { quoteArgument } from "./control_transport.ts";
-import { childEnvironment } from "./environment.ts";
-import { spawnStats } from "./spawn.ts";
+import { killChild } from "./children.ts";
+import { spawnControlClient } from "./control_client.ts";
 
 /** Name of the format subscription that reports topology changes. */
 export const TOPOLOGY_SUBSCRIPTION = "tmux-mcp-topology";
@@ -75,7 +75,7 @@ export class TopologyListener {
     this.#child = undefined;
     if (!child || !done) return;
     await child.stdin.close().catch(() => {});
-    const timer = setTimeout(() => kill(child), EXIT_GRACE_MS);
+    const timer = setTimeout(() => killChild(child), EXIT_GRACE_MS);
     await done;
     clearTimeout(timer);
   }
@@ -92,31 +92,14 @@ export class TopologyListener {
     if (session === undefined || !this.#wanted) return;
     let child: Deno.ChildProcess;
     try {
-      child = new Deno.Command(this.tmux.binary, {
-        args: [
-          "-N",
-          ...socketArgs(this.tmux.socket),
-          "-C",
-          "attach-session",
-          "-E",
-          "-r",
-          "-f",
-          "ignore-size,read-only,no-output",
-          "-t",
-          session,
-        ],
-        env: childEnvironment(),
-        clearEnv: true,
-        stdin: "piped",
-        stdout: "piped",
-        stderr: "null",
-      }).spawn();
+      child = spawnControlClient(this.tmux.binary, socketArgs(this.tmux.socket), session, {
+        flags: ["ignore-size", "read-only", "no-output"],
+        readOnly: true,
+      });
     } catch {
       // tmux missing or not permitted: tool calls report the real problem.
       return;
     }
-    spawnStats.started++;
-    hookUnload(child);
     this.#child = child;
     this.#done = this.#read(child);
   }
@@ -160,35 +143,9 @@ export class TopologyListener {
     }
     await child.stdin.close().catch(() => {});
     await child.status;
-    unhook(child);
     if (this.#child !== child) return;
     this.#child = undefined;
     // Its session ended under it: listen on another one if any is left.
     if (this.#wanted) void this.start();
   }
-}
-
-const live = new Set<Deno.ChildProcess>();
-let unloadHooked = false;
-
-function kill(child: Deno.ChildProcess): void {
-  try {
-    child.kill("SIGKILL");
-  } catch {
-    // Already exited.
-  }
-}
-
-function hookUnload(child: Deno.ChildProcess): void {
-  live.add(child);
-  if (unloadHooked) return;
-  unloadHooked = true;
-  // Deno.exit does not end children; a control client must not outlive us.
-  globalThis.addEventListener("unload", () => {
-    for (const c of live) kill(c);
-  });
-}
-
-function unhook(child: Deno.ChildProcess): void {
-  live.delete(child);
 }

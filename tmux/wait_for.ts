@@ -36,18 +36,9 @@ const RELEASE_GRACE_MS = 2_000;
 /** Channel names tmux-mcp accepts (CONTRACT §6). */
 export const CHANNEL_NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
 
-// Waits in flight, so that none outlives this process: Deno.exit does not
-// end children, and an orphaned `tmux wait-for` would linger until signalled.
+// Waits in flight, for diagnostics. (spawnTmux adopts the waiter process, so
+// none outlives this process.)
 const live = new Set<AbortController>();
-let unloadHooked = false;
-
-function hookUnload(): void {
-  if (unloadHooked) return;
-  unloadHooked = true;
-  globalThis.addEventListener("unload", () => {
-    for (const controller of live) controller.abort();
-  });
-}
 
 /** Number of `tmux wait-for` processes this process is waiting on now. */
 export function liveWaits(): number {
@@ -90,7 +81,6 @@ export async function waitForChannel(
   const onAbort = () => end("cancelled");
   options.signal?.addEventListener("abort", onAbort, { once: true });
   live.add(kill);
-  hookUnload();
   let code: number;
   let stderr: Uint8Array;
   try {
