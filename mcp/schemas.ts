@@ -87,7 +87,9 @@ export const sessionView = z.object({
   sessionId: z.string(),
   name: z.string(),
   windows: z.int(),
-  attached: z.int().describe("Number of clients attached."),
+  attached: z.int().describe(
+    "Number of clients attached (tmux counts this server's own control-mode client in the session it uses).",
+  ),
   created: z.int().describe("Creation time, seconds since the Unix epoch."),
   activeWindowId: z.string(),
   activePaneId: z.string(),

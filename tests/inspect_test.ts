@@ -59,16 +59,19 @@ serverTest("info tools return one object, read back from tmux", async (fx, s) =>
   });
   assertEquals(window.panes.map((p) => p.paneId), [paneId]);
   const server = await s.ok<
-    { socketPath: string; sessions: number; panes: number; ownedByThisServer: boolean }
-  >(
-    "get_server_info",
+    {
+      socketPath: string;
+      sessions: number;
+      panes: number;
+      clients: number;
+      ownedByThisServer: boolean;
+    }
+  >("get_server_info");
+  // The control transport's own client is attached by now; it is not a person's.
+  assertEquals(
+    [server.socketPath, server.sessions, server.panes, server.clients, server.ownedByThisServer],
+    [fx.socketPath, 1, 1, 0, false],
   );
-  assertEquals([server.socketPath, server.sessions, server.panes, server.ownedByThisServer], [
-    fx.socketPath,
-    1,
-    1,
-    false,
-  ]);
   const vars = await s.ok<{ values: Record<string, string | null> }>("get_tmux_variables", {
     names: ["session_name", "no_such_variable"],
     paneId,

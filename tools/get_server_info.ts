@@ -2,6 +2,7 @@
 
 import { z } from "zod";
 import { defineTool, readsMetadata } from "../mcp/registry.ts";
+import { ownClientPids } from "../tmux/children.ts";
 import { isOwnSocket } from "../tmux/client.ts";
 import { formatOf, int, parseRows, text } from "../tmux/format.ts";
 
@@ -29,7 +30,9 @@ export const getServerInfo = defineTool({
     sessions: z.int(),
     windows: z.int(),
     panes: z.int(),
-    clients: z.int(),
+    clients: z.int().describe(
+      "Attached clients, not counting this server's own control-mode clients.",
+    ),
     ownedByThisServer: z.boolean().describe(
       "True when this is the server's own dedicated tmux server.",
     ),
@@ -40,15 +43,18 @@ export const getServerInfo = defineTool({
       ["list-sessions", "-F", "."],
       ["list-windows", "-a", "-F", "."],
       ["list-panes", "-a", "-F", "."],
-      ["list-clients", "-F", "."],
+      ["list-clients", "-F", "#{client_pid}"],
     ]);
     const count = (output: string) => (output === "" ? 0 : output.split("\n").length);
+    const own = ownClientPids();
     return {
       ...parseRows(SERVER, server)[0],
       sessions: count(sessions),
       windows: count(windows),
       panes: count(panes),
-      clients: count(clients),
+      // This server's own control-mode clients are tmux clients too; a person's are what counts.
+      clients: clients.split("\n").filter((pid) => pid !== "" && !own.has(Number(pid)))
+        .length,
       ownedByThisServer: isOwnSocket(ctx.tmux.socket),
     };
   },
