@@ -286,8 +286,10 @@ class PaneSubscription {
         }
       }
     } finally {
-      await watch.close();
+      // Ended first: a new subscribe must not join this one while its
+      // control client is still on its way out.
       if (!signal.aborted) this.ended();
+      await watch.close();
     }
   }
 
