@@ -82,22 +82,14 @@ function build(nested: readonly AnyTool[]): AnyTool {
         tool: string;
         arguments?: Record<string, unknown> | null;
       }[];
-      // Every row starts at once: nested tools only read, so no row can
-      // change what another sees, and over the control client their round
-      // trips follow one another instead of each waiting for the previous
-      // answer. Rows are still taken in order; with onError stop the answer
-      // goes out at the first failure, and later rows' reads are dropped.
-      const outcomes = operations.map((op) =>
-        allowed.has(op.tool) ? ctx.call(op.tool, op.arguments ?? {}) : Promise.resolve({
-          ok: false as const,
-          error: `${op.tool} failed: it cannot be nested in a read batch. Use it directly.`,
-        })
-      );
       for (const [index, op] of operations.entries()) {
         if (ctx.signal.aborted) {
           throw new ToolError("the request was cancelled", "Call the tool again if still needed.");
         }
-        const outcome = await outcomes[index];
+        const outcome = allowed.has(op.tool) ? await ctx.call(op.tool, op.arguments ?? {}) : {
+          ok: false as const,
+          error: `${op.tool} failed: it cannot be nested in a read batch. Use it directly.`,
+        };
         results.push({
           index,
           tool: op.tool,
