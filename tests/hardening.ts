@@ -184,6 +184,21 @@ export async function rssKiB(pid: number): Promise<number> {
   return value;
 }
 
+/**
+ * Polls `probe` until it finds nothing or 15 s pass, and returns the last
+ * finding: reaping follows an answer closely, and the poll ends at the first
+ * empty result (the deadline only bounds a real leak).
+ */
+export async function settled<T>(probe: () => Promise<T[]>): Promise<T[]> {
+  const deadline = Date.now() + 15_000;
+  let found = await probe();
+  while (found.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    found = await probe();
+  }
+  return found;
+}
+
 /** Rejects with `what` when `promise` has not settled within `ms` (a failure bound). */
 export async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;

@@ -10,23 +10,17 @@
  */
 
 import { assert, assertEquals } from "./assert.ts";
-import { type ProcessRow, processTable, type Session, startServer } from "./harness.ts";
-import { descendants, readTopology, socketProcesses, startTopology, within } from "./hardening.ts";
+import { processTable, type Session, startServer } from "./harness.ts";
+import {
+  descendants,
+  readTopology,
+  settled,
+  socketProcesses,
+  startTopology,
+  within,
+} from "./hardening.ts";
 
 const BOUND_MS = 60_000;
-
-/** Polls the process table until `probe` finds nothing (or the bound passes); returns the last finding. */
-async function settles(probe: () => Promise<ProcessRow[]>): Promise<ProcessRow[]> {
-  const deadline = Date.now() + 15_000;
-  let found = await probe();
-  // Reaping after a cancel or timeout happens just after the answer; the
-  // poll ends at the first empty table, the deadline only bounds a leak.
-  while (found.length > 0 && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    found = await probe();
-  }
-  return found;
-}
 
 /** Calls `tool` and aborts the request once `ready` resolves; resolves when the call settled. */
 async function cancelAfter(
@@ -127,7 +121,7 @@ for (const transport of ["control", "process"] as const) {
       await ok("send_keys", { paneId: a, keys: ["C-c"] });
 
       // Only the control client may remain a child while the server runs.
-      const children = await settles(async () =>
+      const children = await settled(async () =>
         (await descendants(pid)).filter((p) => !p.args.includes(" -C attach-session "))
       );
       assertEquals(children, [], "child processes left behind");
@@ -147,7 +141,7 @@ for (const transport of ["control", "process"] as const) {
       await session.close();
       s = undefined;
       const tmuxPid = Number(await fx.tmux("display-message", "-p", "#{pid}"));
-      const left = await settles(async () => {
+      const left = await settled(async () => {
         const table = await processTable();
         const underTmux = new Set<number>();
         for (const p of table) {

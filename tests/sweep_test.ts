@@ -18,9 +18,11 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { assert } from "./assert.ts";
 import { type Session, startServer, type TmuxFixture } from "./harness.ts";
 import {
+  descendants,
   mulberry32,
   readTopology,
   type Schema,
+  settled,
   startTopology,
   type Topology,
   validate,
@@ -60,7 +62,7 @@ interface Outcome {
   tool: string;
   mode: Mode;
   args: Record<string, unknown>;
-  kind: "ok" | "error" | "defect";
+  kind: "ok" | "error" | "defect" | "cancelled";
   detail?: string;
   /** Milliseconds the call took. */
   ms?: number;
@@ -474,6 +476,20 @@ async function sweep(transport: "control" | "process", seed: number, calls: numb
       const args = gen.args(tool, mode, topo);
       const outcome: Outcome = { tool: tool.name, mode, args, kind: "ok" };
       const started = performance.now();
+      if (gen.chance(0.05)) {
+        // A cancelled call: the client gives up at once (any moment is a
+        // valid one); the server must stay healthy and leave nothing behind.
+        const controller = new AbortController();
+        const call = session.client.callTool({ name: tool.name, arguments: args }, undefined, {
+          signal: controller.signal,
+        }).catch(() => undefined);
+        controller.abort();
+        await call;
+        outcome.kind = "cancelled";
+        outcomes.push(outcome);
+        if (changes(tool)) topo = await replenish(fx);
+        continue;
+      }
       try {
         const result = await within(
           CALL_BOUND_MS,
@@ -515,6 +531,32 @@ async function sweep(transport: "control" | "process", seed: number, calls: numb
       }
       if (changes(tool)) topo = await replenish(fx);
     }
+    // Nothing the calls started may outlive them: no child but the control
+    // client, no tmux buffer (paste_text names its own and must delete it).
+    const leftovers = await settled(async () =>
+      (await descendants(session!.transport.pid!)).filter((p) =>
+        !p.args.includes(" -C attach-session ")
+      )
+    );
+    for (const p of leftovers) {
+      outcomes.push({
+        tool: "(leak)",
+        mode: "valid",
+        args: {},
+        kind: "defect",
+        detail: `child process left behind: ${p.args}`,
+      });
+    }
+    const buffers = await fx.tmux("list-buffers", "-F", "#{buffer_name}").catch(() => "");
+    if (buffers !== "") {
+      outcomes.push({
+        tool: "(leak)",
+        mode: "valid",
+        args: {},
+        kind: "defect",
+        detail: `tmux buffers left behind: ${buffers.split("\n").join(", ")}`,
+      });
+    }
     const pwned = [...Deno.readDirSync(fx.dir)].filter((e) => e.name.startsWith("pwned-"));
     if (pwned.length > 0) {
       outcomes.push({
@@ -543,7 +585,10 @@ function report(transport: string, seed: number, toolCount: number, outcomes: Ou
   console.log(
     `sweep [${transport}] seed ${seed}: ${toolCount} tools swept, ${outcomes.length} calls ` +
       `(valid ${byMode("valid")}, boundary ${byMode("boundary")}, invalid ${byMode("invalid")}); ` +
-      `structured ${count("ok")}, clean errors ${count("error")}, defects ${count("defect")}`,
+      `structured ${count("ok")}, clean errors ${count("error")}, cancelled ${
+        count("cancelled")
+      }, ` +
+      `defects ${count("defect")}`,
   );
   const slow = outcomes.filter((o) => (o.ms ?? 0) > 1500).map((o) =>
     `${o.tool} ${Math.round(o.ms ?? 0)} ms`
