@@ -284,7 +284,7 @@ class Generator {
   special(schema: Schema, name: string): string | undefined {
     const t = this.token();
     const pattern = String(schema.pattern ?? "");
-    if (name === "channel") return `ch.${t}`;
+    if (name === "channel") return this.pick([`ch.${t}`, `-${t}`, `${t}:x-y`]);
     if (pattern.startsWith("^\\/")) return this.pick(["/tmp", "/", this.dir, `/nonexistent/${t}`]);
     if (name === "command") {
       return this.pick([
