@@ -608,3 +608,39 @@ for (const transport of ["control", "process"] as const) {
     assert(defects.length === 0, `${defects.length} defects (listed above)`);
   });
 }
+
+Deno.test("a session name with ':' or '.' never reaches another session", async () => {
+  const fx = await startTopology();
+  let s: Session | undefined;
+  try {
+    s = await startServer(fx.socketPath, {
+      args: ["--toolsets", "inspect,manage,execute,teardown"],
+    });
+    // tmux stores ':' and '.' in names as '_': these name no session, but as
+    // targets they would select alpha or a window of beta.
+    for (const name of ["alpha.", "beta:1", "beta:0.1", "alpha:"]) {
+      const calls: [string, Record<string, unknown>][] = [
+        ["list_windows", { session: name }],
+        ["list_panes", { session: name }],
+        ["get_session_info", { session: name }],
+        ["search_panes", { pattern: "x", session: name }],
+        ["show_environment", { session: name }],
+        ["set_history_limit", { session: name, lines: 5 }],
+        ["set_mouse_enabled", { session: name, enabled: true }],
+        ["rename_session", { session: name, newName: "renamed" }],
+        ["create_window", { session: name }],
+        ["move_window", { windowId: "@0", destinationSession: name }],
+        ["kill_session", { session: name }],
+      ];
+      for (const [tool, args] of calls) {
+        const text = await s.fails(tool, args);
+        assert(text.includes("no such session"), `${tool} with "${name}": ${text}`);
+      }
+    }
+    const sessions = (await readTopology(fx)).names.sort();
+    assert(sessions.join(",") === "alpha,beta", `sessions now: ${sessions.join(",")}`);
+  } finally {
+    await s?.close();
+    await fx.close();
+  }
+});
