@@ -235,3 +235,15 @@ Deno.test("the own libtmux-mcp server outlives its last session, also after a re
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+teardownTest("a session name with ':' or '.' never reaches another session", async (fx, s) => {
+  await fx.tmux("new-session", "-d", "-s", "beta");
+  for (const session of ["main.", "beta:0", "main.0"]) {
+    assertStringIncludes(await s.fails("kill_session", { session }), "no such session");
+    assertStringIncludes(await s.fails("list_windows", { session }), "no such session");
+  }
+  assertEquals((await fx.tmux("list-sessions", "-F", "#{session_name}")).split("\n").sort(), [
+    "beta",
+    "main",
+  ]);
+});

@@ -6,6 +6,8 @@
  * @module
  */
 
+import { TmuxError } from "./errors.ts";
+
 /** Shape of a pane id. */
 export const PANE_ID = /^%\d+$/;
 /** Shape of a window id. */
@@ -23,9 +25,21 @@ export function windowTarget(windowId: string): string {
   return windowId;
 }
 
-/** Target for a session given by id (`$N`) or by exact name. */
+/**
+ * Target for a session given by id (`$N`) or by exact name. tmux stores ':'
+ * and '.' in session names as '_', so a name with either cannot exist, and
+ * its target would be read as a window or pane of another session: refused.
+ */
 export function sessionTarget(session: string): string {
-  return SESSION_ID.test(session) ? session : `=${session}`;
+  if (SESSION_ID.test(session)) return session;
+  if (/[:.]/.test(session)) {
+    throw new TmuxError(
+      "no_target",
+      "tmux has no such session (session names never contain ':' or '.'; tmux stores them as '_')",
+      "List what exists with list_sessions and use an id or a name from there.",
+    );
+  }
+  return `=${session}`;
 }
 
 /** Target for "a window in this session" (for commands that take a window target). */
