@@ -363,6 +363,30 @@ function echoed(text: string, args: unknown, tokens: Set<string>): string[] {
 }
 
 /**
+ * A title or session name that a success says was set must read back as
+ * given (tmux stores ':' and '.' in session names as '_'); window names are
+ * left out: tmux itself stores them escaped (`\` → `\\`), as rename_window says.
+ */
+function storedLiterally(
+  tool: string,
+  args: Record<string, unknown>,
+  structured: Record<string, unknown>,
+): string | undefined {
+  if (tool === "set_pane_title") {
+    const title = (structured.pane as { title: string | null }).title ?? "";
+    if (title !== args.title) return `the title reads back as ${JSON.stringify(title)}`;
+  }
+  // tmux stores session names vis-escaped (`\`, `$`, control characters); compare the rest.
+  // deno-lint-ignore no-control-regex
+  if (tool === "rename_session" && !/[\\$\x00-\x1f\x7f]/.test(String(args.newName))) {
+    const name = (structured.session as { name: string }).name;
+    const wanted = String(args.newName).replace(/[:.]/g, "_");
+    if (name !== wanted) return `the session name reads back as ${JSON.stringify(name)}`;
+  }
+  return undefined;
+}
+
+/**
  * A `#{session_name}<token>` argument whose token comes back without the
  * literal `#{session_name}` in front of it was format-expanded by tmux.
  */
@@ -421,6 +445,8 @@ function judge(
     };
   }
   if (text === undefined) return { kind: "ok", problem: "success without a text block" };
+  const stored = storedLiterally(tool.name, args, result.structuredContent);
+  if (stored) return { kind: "ok", problem: stored };
   const expanded = formatExpanded(args, JSON.stringify(result.structuredContent));
   if (expanded) {
     return { kind: "ok", problem: `tmux expanded a format in an argument: ${expanded}` };
