@@ -248,8 +248,11 @@ export class TmuxMcpServer {
       try {
         listing = JSON.stringify(await this.#listResources());
       } catch (error) {
-        // The list cannot be read now: say it changed rather than stay silent.
-        logError("resources/list after a topology change", error);
+        // The list cannot be read now (tmux gone or its session just killed):
+        // say it changed rather than stay silent. Only a bug is worth a log line.
+        if (!(error instanceof TmuxError)) {
+          logError("resources/list after a topology change", error);
+        }
       }
       if (this.#disposed) return;
       if (listing === undefined || listing !== this.#lastListing) {
@@ -260,9 +263,11 @@ export class TmuxMcpServer {
       }
       await Promise.all(
         this.#options.resources.map((p) =>
-          p.topologyChanged?.(this.resourceContext).catch((error: unknown) =>
-            logError("resources/updated after a topology change", error)
-          )
+          p.topologyChanged?.(this.resourceContext).catch((error: unknown) => {
+            if (!(error instanceof TmuxError)) {
+              logError("resources/updated after a topology change", error);
+            }
+          })
         ),
       );
     } finally {
