@@ -61,3 +61,23 @@ export function spawnControlClient(
   spawnStats.started++;
   return adopt(child, "control");
 }
+
+/**
+ * Feeds every chunk of `child`'s stdout to `onChunk` until it ends; a broken
+ * pipe reads as the end of the client.
+ */
+export async function readChunks(
+  child: Deno.ChildProcess,
+  onChunk: (bytes: Uint8Array) => void,
+): Promise<void> {
+  const reader = child.stdout.getReader();
+  try {
+    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+      onChunk(next.value);
+    }
+  } catch {
+    // Broken pipe: the client is gone, which the caller handles as the end.
+  } finally {
+    reader.releaseLock();
+  }
+}

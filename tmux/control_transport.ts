@@ -23,7 +23,7 @@
  */
 
 import { killChild } from "./children.ts";
-import { spawnControlClient } from "./control_client.ts";
+import { readChunks, spawnControlClient } from "./control_client.ts";
 import { classifyTmuxFailure, TmuxError } from "./errors.ts";
 import { ProcessTransport } from "./process_transport.ts";
 import type { RunOptions, Transport } from "./transport.ts";
@@ -311,18 +311,7 @@ class ControlClient {
   }
 
   async #read(): Promise<void> {
-    const reader = this.child.stdout.getReader();
-    try {
-      while (true) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        this.#feed(value);
-      }
-    } catch {
-      // A broken pipe reads as the end of the client.
-    } finally {
-      reader.releaseLock();
-    }
+    await readChunks(this.child, (bytes) => this.#feed(bytes));
     this.#end();
     try {
       await this.#writer.close();

@@ -19,7 +19,7 @@
 
 import { socketArgs, type Tmux } from "./client.ts";
 import { killChild } from "./children.ts";
-import { spawnControlClient } from "./control_client.ts";
+import { readChunks, spawnControlClient } from "./control_client.ts";
 import { paneTarget } from "./targets.ts";
 
 /** How a watch learns about output. */
@@ -83,18 +83,7 @@ class SessionFeed {
   }
 
   async #read(): Promise<void> {
-    const reader = this.child.stdout.getReader();
-    try {
-      while (true) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        this.#feed(value);
-      }
-    } catch {
-      // A broken pipe is the end of the client, handled below.
-    } finally {
-      reader.releaseLock();
-    }
+    await readChunks(this.child, (bytes) => this.#feed(bytes));
     this.ended = true;
     this.#markReady(false);
     this.onEnd();
