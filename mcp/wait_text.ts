@@ -122,7 +122,21 @@ export function logicalLines(rows: readonly string[], width: number): string[] {
 }
 
 function paneGone(error: unknown): boolean {
-  return error instanceof TmuxError && (error.kind === "no_target" || error.kind === "no_server");
+  return error instanceof TmuxError && error.kind === "no_target";
+}
+
+/**
+ * The error to report when the whole tmux server is gone, else undefined: a
+ * vanished server is not "the pane exited" (nothing can be respawned there).
+ */
+async function serverGone(tmux: ToolContext["tmux"]): Promise<TmuxError | undefined> {
+  try {
+    await tmux.one(["display-message", "-p", "#{pid}"]);
+    return undefined;
+  } catch (error) {
+    if (error instanceof TmuxError && error.kind === "no_server") return error;
+    throw error;
+  }
 }
 
 /** Waits as `request` says; never leaves a process behind, whatever ends it. */
@@ -208,7 +222,11 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
       if (next.state.dead) return finish("pane_exited");
       return undefined;
     } catch (error) {
-      if (paneGone(error)) return finish("pane_exited");
+      if (paneGone(error)) {
+        const gone = await serverGone(tmux);
+        if (gone) throw gone;
+        return finish("pane_exited");
+      }
       if (signal.aborted) return finish("cancelled");
       throw error;
     }
