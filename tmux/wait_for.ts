@@ -75,7 +75,7 @@ export async function waitForChannel(
     if (!options.release) return kill.abort();
     grace = setTimeout(() => kill.abort(), RELEASE_GRACE_MS);
     // Without tmux to signal through, killing is all that is left.
-    tmux.one(["wait-for", "-S", channel]).catch(() => kill.abort());
+    tmux.one(["wait-for", "-S", "--", channel]).catch(() => kill.abort());
   };
   const timer = setTimeout(() => end("timeout"), Math.max(0, options.timeoutMs));
   const onAbort = () => end("cancelled");
@@ -86,7 +86,8 @@ export async function waitForChannel(
   try {
     ({ code, stderr } = await spawnTmux(
       tmux.binary,
-      [...socketArgs(tmux.socket), "wait-for", channel],
+      // "--": a channel name may start with "-", which tmux would read as flags.
+      [...socketArgs(tmux.socket), "wait-for", "--", channel],
       // spawnTmux's own limit only backs up the timer above.
       { timeoutMs: Math.max(0, options.timeoutMs) + 2 * RELEASE_GRACE_MS, signal: kill.signal },
     ));

@@ -15,7 +15,8 @@ export const signalChannel = defineTool({
   input: z.strictObject({ channel: channelName }),
   output: z.object({ channel: z.string() }),
   async handler(args, ctx) {
-    await ctx.tmux.one(["wait-for", "-S", args.channel], { signal: ctx.signal });
+    // "--": a channel name may start with "-", which tmux would read as flags.
+    await ctx.tmux.one(["wait-for", "-S", "--", args.channel], { signal: ctx.signal });
     return { channel: args.channel };
   },
   render: (r) => `signalled channel ${r.channel}`,
