@@ -32,7 +32,8 @@ export const renameSession = defineTool({
         ctx.tmux.run([
           // A pane target: a name needs the "=name:" form there.
           ["display-message", "-p", "-t", sessionWindowTarget(args.session), "#{session_id}"],
-          ["rename-session", "-t", target, escapeFormat(args.newName)],
+          // "--": a name may start with "-", which tmux would read as flags.
+          ["rename-session", "-t", target, "--", escapeFormat(args.newName)],
           listSessionsCommand(),
         ]),
       [...MISSING, [

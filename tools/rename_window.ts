@@ -24,7 +24,8 @@ export const renameWindow = defineTool({
   async handler(args, ctx) {
     const [, output] = await withoutValues([args.newName], () =>
       ctx.tmux.run([
-        ["rename-window", "-t", windowTarget(args.windowId), escapeFormat(args.newName)],
+        // "--": a name may start with "-", which tmux would read as flags.
+        ["rename-window", "-t", windowTarget(args.windowId), "--", escapeFormat(args.newName)],
         windowViewCommand(args.windowId),
       ]));
     const [window] = parseWindows(output);
