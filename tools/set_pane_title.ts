@@ -1,6 +1,7 @@
 /** `set_pane_title`: sets the title tmux shows for a pane. */
 
 import { z } from "zod";
+import { ToolError } from "../mcp/errors.ts";
 import { callerPane } from "../mcp/panes.ts";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { paneId, paneView } from "../mcp/schemas.ts";
@@ -23,6 +24,15 @@ export const setPaneTitle = defineTool({
   }),
   output: z.object({ pane: paneView }),
   async handler(args, ctx) {
+    // tmux ignores a title with a control character without an error, which
+    // would leave the old title under a success.
+    // deno-lint-ignore no-control-regex
+    if (/[\x00-\x1f\x7f]/.test(args.title)) {
+      throw new ToolError(
+        "the title contains a control character (newline, tab, escape), which tmux does not accept",
+        "Remove control characters from the title and call again.",
+      );
+    }
     const [, output] = await withoutValues([args.title], () =>
       ctx.tmux.run([
         ["select-pane", "-t", paneTarget(args.paneId), "-T", escapeFormat(args.title)],
