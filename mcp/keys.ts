@@ -119,7 +119,8 @@ export interface Typing {
 export function checkTyping(op: Typing, where = ""): void {
   if ((op.text === undefined || op.text === null || op.text === "") && !op.keys?.length) {
     throw new ToolError(
-      `${where}there is nothing to send`,
+      // `where` is a path prefix ("operations[1]."); a sentence follows it here.
+      `${where.replace(/\.$/, ": ")}there is nothing to send`,
       'Give text, keys, or both (to press only Enter, pass keys: ["Enter"]).',
     );
   }
