@@ -15,7 +15,7 @@
  */
 
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { assert } from "./assert.ts";
+import { assert, assertEquals } from "./assert.ts";
 import { type Session, startServer, type TmuxFixture } from "./harness.ts";
 import {
   descendants,
@@ -665,6 +665,40 @@ Deno.test("a session name with ':' or '.' never reaches another session", async 
     }
     const sessions = (await readTopology(fx)).names.sort();
     assert(sessions.join(",") === "alpha,beta", `sessions now: ${sessions.join(",")}`);
+  } finally {
+    await s?.close();
+    await fx.close();
+  }
+});
+
+Deno.test("values that look like flags or carry control characters are taken literally or refused", async () => {
+  const fx = await startTopology();
+  let s: Session | undefined;
+  try {
+    s = await startServer(fx.socketPath, { args: ["--wait-max-seconds", "2"] });
+    const topo = await readTopology(fx);
+    // A leading "-" must not reach tmux as a flag.
+    const session = await s.ok<{ session: { name: string } }>("rename_session", {
+      session: "beta",
+      newName: "-b",
+    });
+    assertEquals(session.session.name, "-b");
+    const window = await s.ok<{ window: { name: string } }>("rename_window", {
+      windowId: topo.windows[0],
+      newName: "-w",
+    });
+    assertEquals(window.window.name, "-w");
+    const waiting = s.ok<{ signalled: boolean }>("wait_for_channel", {
+      channel: "-c",
+      timeoutSeconds: 2,
+    });
+    await s.ok("signal_channel", { channel: "-c" });
+    assertEquals((await waiting).signalled, true);
+    // tmux silently keeps the old title for one with a control character.
+    for (const title of ["a\nb", "tab\there", "\x1b[31mred"]) {
+      const text = await s.fails("set_pane_title", { paneId: topo.panes[0], title });
+      assert(text.includes("control character"), text);
+    }
   } finally {
     await s?.close();
     await fx.close();
