@@ -161,8 +161,8 @@ export interface FramedOutput {
 
 /**
  * Finds a run's output in captured pane lines (`capture-pane -J`): searching
- * from the end, the line that ends with the end marker, then the start marker
- * line above it. Text before the end marker on its line is the last output
+ * from the end, the line that ends with the end marker, then the line above it
+ * that ends with the start marker. Text before the end marker on its line is the last output
  * line (output without a final newline). Without an end marker (still
  * running), everything after the start marker, blank screen rows dropped.
  */
@@ -180,7 +180,11 @@ export function parseFramedOutput(lines: readonly string[], frame: Frame): Frame
   const stop = end >= 0 ? end : lines.length;
   let start = -1;
   for (let i = stop - 1; i >= 0; i--) {
-    if (lines[i].trimEnd() === frame.startMarker) {
+    // The marker usually stands alone, but when the echoed command line ends
+    // exactly at the pane's edge tmux marks that row wrapped and -J joins the
+    // marker onto it. The echo never holds the whole marker (it is printed in
+    // two pieces), so a line ending with it is the marker line.
+    if (lines[i].trimEnd().endsWith(frame.startMarker)) {
       start = i;
       break;
     }

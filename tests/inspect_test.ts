@@ -281,12 +281,15 @@ serverTest("read batch: 16 full-history captures stay under 1,000,000 bytes", as
 }, { args: ["--max-bytes", "4000000", "--max-lines", "100000"] });
 
 serverTest("read batch: 16 mixed rows equal the same calls made one by one", async (fx, s) => {
+  // Window names follow the running command (env, then bash) unless fixed:
+  // both reads must see the same topology.
+  await fx.tmux("set-option", "-g", "automatic-rename", "off");
   await fx.tmux("split-window", "-t", "main");
   await fx.tmux("new-window", "-t", "main:");
   await fx.tmux("split-window", "-t", "main:1");
   const panes = (await fx.tmux("list-panes", "-a", "-F", "#{pane_id}")).split("\n");
   const windows = (await fx.tmux("list-windows", "-a", "-F", "#{window_id}")).split("\n");
-  // Rows run at once; each must still get its own answer, in its own row.
+  // Each row must get its own answer, in its own row.
   const operations = Array.from({ length: 16 }, (_, i) => {
     const paneId = panes[i % panes.length];
     return [

@@ -428,6 +428,13 @@ Deno.test("shell frame: pure parts", () => {
   assertEquals(out, { lines: ["one", "two"], startFound: true, endFound: true });
   const running = parseFramedOutput([frame.startMarker, "partial", "", ""], frame);
   assertEquals(running, { lines: ["partial"], startFound: true, endFound: false });
+  // An echo ending exactly at the pane's edge is joined with the marker by -J.
+  const joined = parseFramedOutput([
+    `$  (echo ... wait-for -S x)${frame.startMarker}`,
+    "out",
+    frame.endMarker,
+  ], frame);
+  assertEquals(joined, { lines: ["out"], startFound: true, endFound: true });
   const lost = parseFramedOutput(["tail", frame.endMarker], frame);
   assertEquals(lost, { lines: ["tail"], startFound: false, endFound: true });
 
