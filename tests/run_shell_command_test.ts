@@ -7,7 +7,7 @@
  */
 
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
-import { type Session, startServer, TmuxFixture } from "./harness.ts";
+import { type Session, startServer, TmuxFixture, withServer } from "./harness.ts";
 import {
   buildFrame,
   INLINE_LIMIT,
@@ -445,4 +445,26 @@ Deno.test("shell frame: pure parts", () => {
     !isPosixShell("fish") && !isPosixShell("python3") && !isPosixShell("vim") &&
       !isPosixShell(null),
   );
+});
+
+Deno.test("run_shell_command waits for a new pane's shell to finish starting", async () => {
+  await withServer({}, async (fx, s) => {
+    // A shell whose start-up runs a program first, as a login shell's profile does.
+    const pane = await fx.tmux(
+      "new-window",
+      "-P",
+      "-F",
+      "#{pane_id}",
+      "-t",
+      "main:",
+      "sleep 0.5; exec bash --norc --noprofile",
+    );
+    const result = await s.ok<{ outcome: string; exitStatus: number; output: { lines: string[] } }>(
+      "run_shell_command",
+      { paneId: pane, command: "echo ready", timeoutSeconds: 20 },
+    );
+    assertEquals([result.outcome, result.exitStatus, result.output.lines], ["completed", 0, [
+      "ready",
+    ]]);
+  });
 });

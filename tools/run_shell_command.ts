@@ -102,6 +102,10 @@ export const runShellCommand = defineTool({
     ),
 });
 
+/** How long a foreground program may take to give a new pane back to its shell. */
+const SHELL_GRACE_MS = 2_000;
+const SHELL_POLL_MS = 100;
+
 interface RunArgs {
   paneId: string;
   command: string;
@@ -115,7 +119,18 @@ async function run(args: RunArgs, ctx: ToolContext) {
     throw new ToolError("the command contains a NUL character", "Remove it and try again.");
   }
   const target = paneTarget(args.paneId);
-  const pane = await checkInputTarget(ctx, args.paneId);
+  let pane = await checkInputTarget(ctx, args.paneId);
+  // A new pane's shell runs its start-up files first (a login shell's
+  // `mesg n`, for one), so a program in the foreground may be about to hand
+  // the pane back: look again for a moment before refusing.
+  for (
+    let waited = 0;
+    !isPosixShell(pane.currentCommand) && waited < SHELL_GRACE_MS && !ctx.signal.aborted;
+    waited += SHELL_POLL_MS
+  ) {
+    await new Promise((resolve) => setTimeout(resolve, SHELL_POLL_MS));
+    pane = await checkInputTarget(ctx, args.paneId);
+  }
   if (!isPosixShell(pane.currentCommand)) {
     const name = pane.currentCommand ? programName(pane.currentCommand) : "an unknown program";
     throw new ToolError(
