@@ -42,6 +42,11 @@ export const startDirectory = z.string().min(1).max(4096)
       "result says whether the shell's directory read back as this path (startDirectoryConfirmed).",
   );
 
+/** The result field saying whether a new process's directory read back as the one asked for. */
+export const startDirectoryConfirmed = z.boolean().optional().describe(
+  "With startDirectory: whether the new process's directory read back as exactly that path.",
+);
+
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Variables for the new process only; names are checked, values never echoed. */

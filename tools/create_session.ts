@@ -13,6 +13,7 @@ import {
   nameText,
   splitRecords,
   startDirectory,
+  startDirectoryConfirmed,
   unconfirmedNote,
   withoutValues,
 } from "../mcp/workspace.ts";
@@ -51,9 +52,7 @@ export const createSession = defineTool({
     session: sessionView,
     window: windowView,
     pane: paneView,
-    startDirectoryConfirmed: z.boolean().optional().describe(
-      "With startDirectory: whether the new shell's directory read back as exactly that path.",
-    ),
+    startDirectoryConfirmed,
   }),
   async handler(args, ctx) {
     // A restarted own server must outlive its last session again.

@@ -13,6 +13,7 @@ import {
   nameText,
   splitRecords,
   startDirectory,
+  startDirectoryConfirmed,
   unconfirmedNote,
   withoutValues,
 } from "../mcp/workspace.ts";
@@ -69,9 +70,7 @@ export const createWindow = defineTool({
   output: z.object({
     window: windowView,
     pane: paneView,
-    startDirectoryConfirmed: z.boolean().optional().describe(
-      "With startDirectory: whether the new shell's directory read back as exactly that path.",
-    ),
+    startDirectoryConfirmed,
   }),
   async handler(args, ctx) {
     const target = sessionWindowTarget(args.session ?? await defaultSession(ctx));

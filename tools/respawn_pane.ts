@@ -9,6 +9,7 @@ import {
   confirmDirectory,
   directoryArgs,
   startDirectory,
+  startDirectoryConfirmed,
   unconfirmedNote,
   withoutValues,
 } from "../mcp/workspace.ts";
@@ -41,9 +42,7 @@ export const respawnPane = defineTool({
   }),
   output: z.object({
     pane: paneView,
-    startDirectoryConfirmed: z.boolean().optional().describe(
-      "With startDirectory: whether the new process's directory read back as exactly that path.",
-    ),
+    startDirectoryConfirmed,
   }),
   async handler(args, ctx) {
     if (await ctx.caller.guardedPane(ctx.tmux) === args.paneId) {

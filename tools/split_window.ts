@@ -11,6 +11,7 @@ import {
   environment,
   environmentArgs,
   startDirectory,
+  startDirectoryConfirmed,
   unconfirmedNote,
   withoutValues,
 } from "../mcp/workspace.ts";
@@ -46,9 +47,7 @@ export const splitWindow = defineTool({
   }),
   output: z.object({
     pane: paneView,
-    startDirectoryConfirmed: z.boolean().optional().describe(
-      "With startDirectory: whether the new shell's directory read back as exactly that path.",
-    ),
+    startDirectoryConfirmed,
   }),
   async handler(args, ctx) {
     const command = [
