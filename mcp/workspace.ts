@@ -108,7 +108,7 @@ function samePath(a: string, b: string): boolean {
 }
 
 /**
- * Reads `pane` again until its process has started (the fork of tmux has
+ * When a start directory was requested, reads `pane` again until its process has started (the fork of tmux has
  * become the configured program) and says whether its working directory is
  * `requested`. The server may not read files, so it cannot check the
  * directory itself; tmux 3.3a silently starts the process in the tmux
@@ -119,29 +119,36 @@ function samePath(a: string, b: string): boolean {
 export async function confirmDirectory(
   ctx: ToolContext,
   pane: PaneView,
-  requested: string,
+  requested: string | null | undefined,
   callerPane: string | null,
-): Promise<{ pane: PaneView; confirmed: boolean }> {
+): Promise<{ pane: PaneView; startDirectoryConfirmed?: boolean }> {
+  if (!requested) return { pane };
   const deadline = Date.now() + SETTLE_MS;
   let current = pane;
   while (true) {
     if (current.currentPath !== null && samePath(current.currentPath, requested)) {
-      return { pane: current, confirmed: true };
+      return { pane: current, startDirectoryConfirmed: true };
     }
     const started = current.currentPath !== null && current.currentCommand !== null &&
       current.currentCommand !== "tmux";
     if (started || current.dead || Date.now() >= deadline || ctx.signal.aborted) {
-      return { pane: current, confirmed: false };
+      return { pane: current, startDirectoryConfirmed: false };
     }
     await new Promise((resolve) => setTimeout(resolve, 25));
     current = await getPane(ctx.tmux, pane.paneId, callerPane);
   }
 }
 
-/** The sentence a result's text adds when a start directory was not confirmed. */
-export function unconfirmedNote(currentPath: string | null): string {
-  return `Note: the new process reports its directory as ${
-    currentPath ?? "unknown"
+/**
+ * The text of a result that holds a newly started process's pane: the JSON,
+ * and a note when the start directory asked for did not read back.
+ */
+export function renderStarted(
+  result: { pane: { currentPath: string | null }; startDirectoryConfirmed?: boolean },
+): string {
+  if (result.startDirectoryConfirmed !== false) return JSON.stringify(result);
+  return `${JSON.stringify(result)}\nNote: the new process reports its directory as ${
+    result.pane.currentPath ?? "unknown"
   }, not the requested startDirectory. tmux starts it elsewhere without an error when the directory ` +
     "does not exist or cannot be entered (a symbolic link also reads back as its target).";
 }

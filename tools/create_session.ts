@@ -11,10 +11,10 @@ import {
   environment,
   environmentArgs,
   nameText,
+  renderStarted,
   splitRecords,
   startDirectory,
   startDirectoryConfirmed,
-  unconfirmedNote,
   withoutValues,
 } from "../mcp/workspace.ts";
 import { isOwnSocket } from "../tmux/client.ts";
@@ -88,15 +88,8 @@ export const createSession = defineTool({
       );
     }
     const [window] = parseWindows(w);
-    let [pane] = parsePanes(p, caller);
-    if (!args.startDirectory) return { session, window, pane };
-    const confirmed = await confirmDirectory(ctx, pane, args.startDirectory, caller);
-    pane = confirmed.pane;
-    return { session, window, pane, startDirectoryConfirmed: confirmed.confirmed };
+    const [pane] = parsePanes(p, caller);
+    return { session, window, ...await confirmDirectory(ctx, pane, args.startDirectory, caller) };
   },
-  render: (result) =>
-    JSON.stringify(result) +
-    (result.startDirectoryConfirmed === false
-      ? `\n${unconfirmedNote(result.pane.currentPath)}`
-      : ""),
+  render: renderStarted,
 });

@@ -11,10 +11,10 @@ import {
   environment,
   environmentArgs,
   nameText,
+  renderStarted,
   splitRecords,
   startDirectory,
   startDirectoryConfirmed,
-  unconfirmedNote,
   withoutValues,
 } from "../mcp/workspace.ts";
 import { escapeFormat } from "../tmux/format.ts";
@@ -85,15 +85,8 @@ export const createWindow = defineTool({
     const [w, p] = splitRecords(output, 2);
     const caller = await callerPane(ctx);
     const [window] = parseWindows(w);
-    let [pane] = parsePanes(p, caller);
-    if (!args.startDirectory) return { window, pane };
-    const confirmed = await confirmDirectory(ctx, pane, args.startDirectory, caller);
-    pane = confirmed.pane;
-    return { window, pane, startDirectoryConfirmed: confirmed.confirmed };
+    const [pane] = parsePanes(p, caller);
+    return { window, ...await confirmDirectory(ctx, pane, args.startDirectory, caller) };
   },
-  render: (result) =>
-    JSON.stringify(result) +
-    (result.startDirectoryConfirmed === false
-      ? `\n${unconfirmedNote(result.pane.currentPath)}`
-      : ""),
+  render: renderStarted,
 });

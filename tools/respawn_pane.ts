@@ -8,9 +8,9 @@ import { paneId, paneView } from "../mcp/schemas.ts";
 import {
   confirmDirectory,
   directoryArgs,
+  renderStarted,
   startDirectory,
   startDirectoryConfirmed,
-  unconfirmedNote,
   withoutValues,
 } from "../mcp/workspace.ts";
 import { paneTarget } from "../tmux/targets.ts";
@@ -66,13 +66,7 @@ export const respawnPane = defineTool({
     );
     const [pane] = parsePanes(output, caller);
     if (!pane) throw noSuch("pane");
-    if (!args.startDirectory) return { pane };
-    const confirmed = await confirmDirectory(ctx, pane, args.startDirectory, caller);
-    return { pane: confirmed.pane, startDirectoryConfirmed: confirmed.confirmed };
+    return await confirmDirectory(ctx, pane, args.startDirectory, caller);
   },
-  render: (result) =>
-    JSON.stringify(result) +
-    (result.startDirectoryConfirmed === false
-      ? `\n${unconfirmedNote(result.pane.currentPath)}`
-      : ""),
+  render: renderStarted,
 });

@@ -10,9 +10,9 @@ import {
   directoryArgs,
   environment,
   environmentArgs,
+  renderStarted,
   startDirectory,
   startDirectoryConfirmed,
-  unconfirmedNote,
   withoutValues,
 } from "../mcp/workspace.ts";
 import { paneTarget } from "../tmux/targets.ts";
@@ -76,13 +76,7 @@ export const splitWindow = defineTool({
     ctx.topologyChanged();
     const caller = await callerPane(ctx);
     const [pane] = parsePanes(output, caller);
-    if (!args.startDirectory) return { pane };
-    const confirmed = await confirmDirectory(ctx, pane, args.startDirectory, caller);
-    return { pane: confirmed.pane, startDirectoryConfirmed: confirmed.confirmed };
+    return await confirmDirectory(ctx, pane, args.startDirectory, caller);
   },
-  render: (result) =>
-    JSON.stringify(result) +
-    (result.startDirectoryConfirmed === false
-      ? `\n${unconfirmedNote(result.pane.currentPath)}`
-      : ""),
+  render: renderStarted,
 });
