@@ -7,8 +7,6 @@
  * @module
  */
 
-import process from "node:process";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CATALOG } from "./mcp/catalog.ts";
 import { runDoctor } from "./mcp/doctor.ts";
 import {
@@ -19,6 +17,7 @@ import {
 import { buildInstructions } from "./mcp/instructions.ts";
 import { isTopologyNotification, LiveResources } from "./mcp/live_resources.ts";
 import { Prompts } from "./mcp/prompts.ts";
+import { DenoStdioTransport } from "./mcp/stdio.ts";
 import { TmuxMcpServer } from "./mcp/server.ts";
 import { checkToolNames, parseSettings, SettingsError, USAGE } from "./mcp/settings.ts";
 import { selectTools } from "./mcp/toolsets.ts";
@@ -127,9 +126,10 @@ async function main(argv: string[]): Promise<void> {
     ]);
     Deno.exit(0);
   };
-  process.stdin.on("end", shutdown);
-  process.stdin.on("close", shutdown);
-  await mcp.server.connect(new StdioServerTransport());
+  // stdin's end (the client went away) closes the transport.
+  mcp.server.onclose = shutdown;
+  mcp.server.onerror = (error) => console.error(`tmux-mcp: ${error.message}`);
+  await mcp.server.connect(new DenoStdioTransport());
   console.error(
     `${SERVER_NAME} ${SERVER_VERSION}: driving ${tmux.label} with ${facts.tmuxVersion} (${settings.transport} transport); tools: ${
       selected.join(",")

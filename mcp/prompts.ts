@@ -27,6 +27,7 @@ export interface PromptListing {
 
 /** What `prompts/get` answers. */
 export interface RenderedPrompt {
+  [key: string]: unknown;
   description: string;
   messages: { role: "user"; content: { type: "text"; text: string } }[];
 }

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
 import {
   type CallToolRequest,
   CallToolRequestSchema,
@@ -27,6 +27,7 @@ import {
   type UnsubscribeRequest,
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+// @ts-types="@modelcontextprotocol/sdk/shared/protocol"
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { z } from "zod";
 import type { Caller } from "../tmux/caller.ts";
@@ -42,6 +43,7 @@ import {
   type ToolContext,
 } from "./registry.ts";
 import type { Prompts } from "./prompts.ts";
+import { ProtocolServer } from "./protocol_server.ts";
 import {
   INVALID_PARAMS,
   type ResourceContext,
@@ -105,8 +107,8 @@ export function toolListing(tool: AnyTool) {
 
 /** The running MCP server and the hooks other modules use. */
 export class TmuxMcpServer {
-  /** The SDK server. */
-  readonly server: Server;
+  /** The protocol endpoint. */
+  readonly server: ProtocolServer;
   readonly #options: ServerOptions;
   readonly #byName: Map<string, AnyTool>;
   #listChangedTimer: ReturnType<typeof setTimeout> | undefined;
@@ -120,7 +122,7 @@ export class TmuxMcpServer {
   constructor(options: ServerOptions) {
     this.#options = options;
     this.#byName = new Map(options.tools.map((tool) => [tool.name, tool]));
-    this.server = new Server(
+    this.server = new ProtocolServer(
       { name: SERVER_NAME, version: SERVER_VERSION },
       {
         capabilities: {

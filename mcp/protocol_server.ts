@@ -1,0 +1,138 @@
+/**
+ * The MCP server side of the protocol: the SDK's `Protocol` (JSON-RPC
+ * framing, request and response matching, cancellation, progress, ping)
+ * plus the initialize handshake and the capability checks of a server.
+ *
+ * The SDK's `Server` class does the same and more, but loading it loads a
+ * JSON Schema validator (ajv) this server never uses (it sends no
+ * elicitation or sampling requests), which was a sixth of the start-up time,
+ * and it re-validates every tool result with zod after the handler built it.
+ *
+ * @module
+ */
+
+// @ts-types="@modelcontextprotocol/sdk/shared/protocol"
+import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import {
+  type Implementation,
+  InitializedNotificationSchema,
+  type InitializeRequest,
+  InitializeRequestSchema,
+  type InitializeResult,
+  LATEST_PROTOCOL_VERSION,
+  type ServerCapabilities,
+  type ServerNotification,
+  type ServerRequest,
+  type ServerResult,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "@modelcontextprotocol/sdk/types.js";
+
+/** The capabilities and instructions a server announces. */
+export interface ProtocolServerOptions {
+  /** What the server offers. */
+  capabilities: ServerCapabilities;
+  /** Instructions for the client's model, sent in the initialize answer. */
+  instructions?: string;
+}
+
+/** A notification method and the capability that must be on to send it. */
+const NOTIFICATION_CAPABILITY: Record<string, keyof ServerCapabilities> = {
+  "notifications/message": "logging",
+  "notifications/resources/updated": "resources",
+  "notifications/resources/list_changed": "resources",
+  "notifications/tools/list_changed": "tools",
+  "notifications/prompts/list_changed": "prompts",
+};
+
+/** A request method and the capability that must be on to handle it. */
+const HANDLER_CAPABILITY: Record<string, keyof ServerCapabilities> = {
+  "completion/complete": "completions",
+  "logging/setLevel": "logging",
+  "prompts/get": "prompts",
+  "prompts/list": "prompts",
+  "resources/list": "resources",
+  "resources/templates/list": "resources",
+  "resources/read": "resources",
+  "resources/subscribe": "resources",
+  "resources/unsubscribe": "resources",
+  "tools/call": "tools",
+  "tools/list": "tools",
+};
+
+/** An MCP server endpoint: answers initialize, then serves its handlers. */
+export class ProtocolServer extends Protocol<ServerRequest, ServerNotification, ServerResult> {
+  readonly #info: Implementation;
+  readonly #options: ProtocolServerOptions;
+  #clientInfo: Implementation | undefined;
+
+  /** A server named by `info`, announcing `options`. */
+  constructor(info: Implementation, options: ProtocolServerOptions) {
+    super();
+    this.#info = info;
+    this.#options = options;
+    this.setRequestHandler(InitializeRequestSchema, (request) => this.#initialize(request));
+    this.setNotificationHandler(InitializedNotificationSchema, () => {});
+  }
+
+  /** The client's name and version from its initialize request, once received. */
+  get clientInfo(): Implementation | undefined {
+    return this.#clientInfo;
+  }
+
+  #initialize(request: InitializeRequest): InitializeResult {
+    const requested = request.params.protocolVersion;
+    this.#clientInfo = request.params.clientInfo;
+    return {
+      protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
+        ? requested
+        : LATEST_PROTOCOL_VERSION,
+      capabilities: this.#options.capabilities,
+      serverInfo: this.#info,
+      ...(this.#options.instructions ? { instructions: this.#options.instructions } : {}),
+    };
+  }
+
+  /** Tells the client that the resource at `uri` changed. */
+  sendResourceUpdated(params: { uri: string }): Promise<void> {
+    return this.notification({ method: "notifications/resources/updated", params });
+  }
+
+  /** Tells the client that the list of resources changed. */
+  sendResourceListChanged(): Promise<void> {
+    return this.notification({ method: "notifications/resources/list_changed" });
+  }
+
+  /** This server sends no requests of its own (no sampling, elicitation or roots). */
+  protected assertCapabilityForMethod(method: string): void {
+    if (method !== "ping") throw new Error(`this server does not send ${method} requests`);
+  }
+
+  /** Refuses a notification whose capability this server did not announce. */
+  protected assertNotificationCapability(method: string): void {
+    const capability = NOTIFICATION_CAPABILITY[method];
+    if (capability && !this.#options.capabilities[capability]) {
+      throw new Error(`the server did not announce ${capability} (required for ${method})`);
+    }
+  }
+
+  /** Refuses a handler whose capability this server did not announce. */
+  protected assertRequestHandlerCapability(method: string): void {
+    const capability = HANDLER_CAPABILITY[method];
+    if (capability && !this.#options.capabilities[capability]) {
+      throw new Error(`the server did not announce ${capability} (required for ${method})`);
+    }
+  }
+
+  /** This server creates no tasks on the client. */
+  protected assertTaskCapability(method: string): void {
+    throw new Error(`this server does not create tasks (asked for ${method})`);
+  }
+
+  /** Calls run to completion within the request; task-augmented requests are refused. */
+  protected assertTaskHandlerCapability(method: string): void {
+    throw new Error(
+      `this server does not run ${method} as a task; call it without the task parameter`,
+    );
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * The MCP stdio transport on Deno's own streams: newline-delimited JSON-RPC
+ * on stdin and stdout.
+ *
+ * The SDK's `StdioServerTransport` runs on Node's `process` streams, whose
+ * compatibility layer costs start-up time and per-message work; this one
+ * reads `Deno.stdin.readable` and writes `Deno.stdout` directly, with the same
+ * framing, the same message validation and the same 10 MiB line limit.
+ *
+ * @module
+ */
+
+// @ts-types="@modelcontextprotocol/sdk/shared/stdio"
+import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+// @ts-types="@modelcontextprotocol/sdk/shared/transport"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+
+/** The longest line accepted, as the SDK's own transport (10 MiB). */
+export const MAX_LINE_BYTES = 10 * 1024 * 1024;
+
+const NEWLINE = 0x0a;
+
+/** Splits a byte stream into lines; holds the unfinished tail. */
+export class LineSplitter {
+  #parts: Uint8Array[] = [];
+  #size = 0;
+  /** Inside a line already reported as too long: drop bytes up to its newline. */
+  #skipping = false;
+  readonly #maxBytes: number;
+
+  /** A splitter refusing lines longer than `maxBytes`. */
+  constructor(maxBytes = MAX_LINE_BYTES) {
+    this.#maxBytes = maxBytes;
+  }
+
+  /**
+   * Feeds `chunk`; returns the lines it completes (without `\n` or a final
+   * `\r`), decoded as UTF-8 only once whole, so a character split across
+   * chunks survives. A line over the limit is dropped and reported as an
+   * `Error` in its place.
+   */
+  push(chunk: Uint8Array): (string | Error)[] {
+    const lines: (string | Error)[] = [];
+    let from = 0;
+    for (;;) {
+      const at = chunk.indexOf(NEWLINE, from);
+      const piece = chunk.subarray(from, at < 0 ? chunk.length : at);
+      if (!this.#skipping) {
+        if (this.#size + piece.length > this.#maxBytes) {
+          this.#reset();
+          this.#skipping = true;
+          lines.push(
+            new Error(`a message line is longer than ${this.#maxBytes} bytes; it was dropped`),
+          );
+        } else if (at >= 0) {
+          lines.push(decodeLine(this.#join(piece)));
+        } else if (piece.length > 0) {
+          // Copy: the reader may reuse the chunk's memory.
+          this.#parts.push(piece.slice());
+          this.#size += piece.length;
+        }
+      }
+      if (at < 0) return lines;
+      this.#skipping = false;
+      from = at + 1;
+    }
+  }
+
+  /** The held bytes followed by `last`, as one array; empties the holder. */
+  #join(last: Uint8Array): Uint8Array {
+    if (this.#parts.length === 0) return last;
+    const whole = new Uint8Array(this.#size + last.length);
+    let offset = 0;
+    for (const part of this.#parts) {
+      whole.set(part, offset);
+      offset += part.length;
+    }
+    whole.set(last, offset);
+    this.#reset();
+    return whole;
+  }
+
+  #reset(): void {
+    this.#parts = [];
+    this.#size = 0;
+  }
+}
+
+const decoder = new TextDecoder();
+
+function decodeLine(bytes: Uint8Array): string {
+  const end = bytes.length > 0 && bytes[bytes.length - 1] === 0x0d
+    ? bytes.length - 1
+    : bytes.length;
+  return decoder.decode(bytes.subarray(0, end));
+}
+
+/** Where the transport reads and writes; stdin and stdout unless a test says otherwise. */
+export interface StdioStreams {
+  /** The incoming bytes. */
+  readable: ReadableStream<Uint8Array>;
+  /** Writes some of `bytes`, resolving with how many were written. */
+  write(bytes: Uint8Array): Promise<number>;
+}
+
+/** An MCP transport over newline-delimited JSON on stdin and stdout. */
+export class DenoStdioTransport implements Transport {
+  /** Called once when stdin ends or the transport is closed. */
+  onclose?: () => void;
+  /** Called with each unreadable message or I/O failure. */
+  onerror?: (error: Error) => void;
+  /** Called with each message read. */
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  readonly #streams: StdioStreams;
+  #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  #writing: Promise<void> = Promise.resolve();
+  #closed = false;
+
+  /** A transport on `streams` (default: this process's stdin and stdout). */
+  constructor(streams?: StdioStreams) {
+    this.#streams = streams ?? {
+      readable: Deno.stdin.readable,
+      write: (bytes) => Deno.stdout.write(bytes),
+    };
+  }
+
+  /** Starts reading; resolves at once, messages arrive through `onmessage`. */
+  start(): Promise<void> {
+    if (this.#reader) throw new Error("the stdio transport is already started");
+    this.#reader = this.#streams.readable.getReader();
+    void this.#read(this.#reader);
+    return Promise.resolve();
+  }
+
+  async #read(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+    const splitter = new LineSplitter();
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        for (const line of splitter.push(value)) this.#deliver(line);
+      }
+    } catch (error) {
+      if (!this.#closed) this.onerror?.(asError(error));
+    }
+    await this.close();
+  }
+
+  #deliver(line: string | Error): void {
+    if (line instanceof Error) {
+      this.onerror?.(line);
+      return;
+    }
+    if (line.trim() === "") return;
+    let message: JSONRPCMessage;
+    try {
+      message = deserializeMessage(line);
+    } catch (error) {
+      this.onerror?.(asError(error));
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  /** Writes one message as a line; messages go out whole and in order. */
+  send(message: JSONRPCMessage): Promise<void> {
+    const bytes = new TextEncoder().encode(JSON.stringify(message) + "\n");
+    const written = this.#writing.then(() => this.#writeAll(bytes));
+    // A failed write must not stop the ones queued after it.
+    this.#writing = written.catch(() => {});
+    return written;
+  }
+
+  async #writeAll(bytes: Uint8Array): Promise<void> {
+    if (this.#closed) throw new Error("the stdio transport is closed");
+    let offset = 0;
+    while (offset < bytes.length) offset += await this.#streams.write(bytes.subarray(offset));
+  }
+
+  /** Stops reading and reports the close once. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const reader = this.#reader;
+    this.#reader = undefined;
+    // Cancelling only releases stdin; a failure there changes nothing for the client.
+    await reader?.cancel().catch((error: unknown) => this.onerror?.(asError(error)));
+    this.onclose?.();
+  }
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}

@@ -1,0 +1,209 @@
+/**
+ * The stdio transport (mcp/stdio.ts) and the protocol endpoint
+ * (mcp/protocol_server.ts): line framing units, then the raw wire as a
+ * client that is not the SDK sees it (bytes split anywhere, CRLF, garbage
+ * lines, the initialize handshake, task-augmented calls).
+ */
+
+import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
+import { startCommand, TmuxFixture } from "./harness.ts";
+import { DenoStdioTransport, LineSplitter } from "../mcp/stdio.ts";
+
+const ROOT = new URL("../", import.meta.url).pathname;
+const encode = (text: string) => new TextEncoder().encode(text);
+
+Deno.test("LineSplitter: lines across chunks, CRLF, a character split between chunks", () => {
+  const splitter = new LineSplitter();
+  assertEquals(splitter.push(encode("ab")), []);
+  assertEquals(splitter.push(encode("c\nde\r\nf")), ["abc", "de"]);
+  const euro = encode("€\n");
+  assertEquals(splitter.push(euro.subarray(0, 1)), []);
+  assertEquals(splitter.push(euro.subarray(1)), ["f€"]);
+  assertEquals(splitter.push(encode("\n\n")), ["", ""]);
+});
+
+Deno.test("LineSplitter: a line over the limit is dropped and reported once; the next survives", () => {
+  const splitter = new LineSplitter(8);
+  const first = splitter.push(encode("0123456"));
+  assertEquals(first, []);
+  const second = splitter.push(encode("789abc"));
+  assertEquals(second.length, 1);
+  assert(second[0] instanceof Error);
+  assertStringIncludes((second[0] as Error).message, "longer than 8 bytes");
+  assertEquals(splitter.push(encode("defgh\nok\n")), ["ok"]);
+  const inOne = splitter.push(encode("123456789\nyes\n"));
+  assertEquals(inOne.length, 2);
+  assert(inOne[0] instanceof Error);
+  assertEquals(inOne[1], "yes");
+});
+
+/** A transport over in-memory streams, with what it delivered. */
+function memoryTransport() {
+  let feed!: ReadableStreamDefaultController<Uint8Array>;
+  const written: string[] = [];
+  const transport = new DenoStdioTransport({
+    readable: new ReadableStream({ start: (controller) => void (feed = controller) }),
+    // Accept at most 5 bytes per write, so whole-message writing is exercised.
+    write: (bytes) => {
+      const n = Math.min(bytes.length, 5);
+      written.push(new TextDecoder().decode(bytes.subarray(0, n)));
+      return Promise.resolve(n);
+    },
+  });
+  const messages: unknown[] = [];
+  const errors: string[] = [];
+  let closed = 0;
+  const firstClose = new Promise<void>((resolve) => {
+    transport.onclose = () => {
+      closed++;
+      resolve();
+    };
+  });
+  transport.onmessage = (message) => messages.push(message);
+  transport.onerror = (error) => errors.push(error.message);
+  return {
+    transport,
+    feed: () => feed,
+    written,
+    messages,
+    errors,
+    firstClose,
+    closed: () => closed,
+  };
+}
+
+Deno.test("DenoStdioTransport: messages in, garbage reported, whole lines out, EOF closes once", async () => {
+  const t = memoryTransport();
+  await t.transport.start();
+  t.feed().enqueue(encode('{"jsonrpc":"2.0","method":"notifications/initialized"}\nnot json\n'));
+  t.feed().enqueue(encode('{"jsonrpc":"2.0","id":1,"method":"ping"}'));
+  t.feed().enqueue(encode('\r\n{"no":"jsonrpc"}\n'));
+  await Promise.all([
+    t.transport.send({ jsonrpc: "2.0", id: 1, result: {} }),
+    t.transport.send({ jsonrpc: "2.0", method: "notifications/resources/list_changed" }),
+  ]);
+  assertEquals(
+    t.written.join(""),
+    '{"jsonrpc":"2.0","id":1,"result":{}}\n' +
+      '{"jsonrpc":"2.0","method":"notifications/resources/list_changed"}\n',
+  );
+  t.feed().close();
+  await t.firstClose;
+  assertEquals(t.messages, [
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    { jsonrpc: "2.0", id: 1, method: "ping" },
+  ]);
+  assertEquals(t.errors.length, 2, `errors: ${t.errors.join(" | ")}`);
+  await t.transport.close();
+  assertEquals(t.closed(), 1);
+});
+
+/** The server over raw stdio: write bytes, read answer lines by id. */
+async function rawServer(socketPath: string) {
+  const [command, ...flags] = startCommand();
+  const child = new Deno.Command(command, {
+    args: [...flags.map((f) => (f === "main.ts" ? `${ROOT}main.ts` : f)), "-S", socketPath],
+    cwd: ROOT,
+    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: Deno.env.get("HOME") ?? "/tmp" },
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let pending = "";
+  const answers = new Map<number, Record<string, unknown>>();
+  async function answer(id: number): Promise<Record<string, unknown>> {
+    while (!answers.has(id)) {
+      const { value, done } = await lines.read();
+      if (done) throw new Error(`stdout ended before the answer to ${id}`);
+      pending += value;
+      let at;
+      while ((at = pending.indexOf("\n")) >= 0) {
+        const message = JSON.parse(pending.slice(0, at));
+        pending = pending.slice(at + 1);
+        if (typeof message.id === "number") answers.set(message.id, message);
+      }
+    }
+    return answers.get(id)!;
+  }
+  return {
+    async write(text: string, pieceSize = Infinity) {
+      const bytes = encode(text);
+      for (let at = 0; at < bytes.length; at += pieceSize) {
+        await writer.write(bytes.subarray(at, Math.min(at + pieceSize, bytes.length)));
+      }
+    },
+    answer,
+    async close(): Promise<{ code: number; stderr: string }> {
+      await writer.close();
+      await lines.cancel();
+      const status = await child.status;
+      const stderr = await new Response(child.stderr).text();
+      return { code: status.code, stderr };
+    },
+  };
+}
+
+Deno.test("stdio wire: split bytes, CRLF, a garbage line, initialize, ping, tasks refused", async () => {
+  const fx = await TmuxFixture.start();
+  try {
+    const server = await rawServer(fx.socketPath);
+    const initialize = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "1999-01-01",
+        capabilities: {},
+        clientInfo: { name: "raw", version: "0" },
+      },
+    });
+    // Three bytes at a time, with a multi-byte character in the client name.
+    await server.write(initialize.replace('"raw"', '"raw→client"') + "\r\n", 3);
+    const init = await server.answer(1);
+    const result = init.result as Record<string, unknown>;
+    assertEquals((result.serverInfo as { name: string }).name, "tmux-mcp");
+    assert(typeof result.protocolVersion === "string" && result.protocolVersion !== "1999-01-01");
+    assert(typeof result.instructions === "string");
+    const capabilities = result.capabilities as Record<string, unknown>;
+    assert(capabilities.tools && capabilities.resources && capabilities.completions);
+
+    await server.write(
+      '{"jsonrpc":"2.0","method":"notifications/initialized"}\nthis is not json\n',
+    );
+    await server.write('{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
+    assertEquals((await server.answer(2)).result, {});
+
+    await server.write(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "list_sessions", arguments: {}, task: { ttl: 1000 } },
+      }) + "\n",
+    );
+    const refused = await server.answer(3);
+    assertStringIncludes(JSON.stringify(refused.error), "task");
+
+    // Two requests in one write, answered both.
+    await server.write(
+      '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"list_sessions","arguments":{}}}\n' +
+        '{"jsonrpc":"2.0","id":5,"method":"no/such"}\n',
+    );
+    const sessions = (await server.answer(4)).result as {
+      structuredContent: { sessions: unknown[] };
+    };
+    assertEquals(sessions.structuredContent.sessions.length, 1);
+    assertEquals((await server.answer(5)).error !== undefined, true);
+
+    const { code, stderr } = await server.close();
+    assertEquals(code, 0);
+    // The garbage line was reported, once, on stderr; stdout stayed protocol-only.
+    assertStringIncludes(stderr, "tmux-mcp: ");
+    assert(stderr.split("\n").some((line) => /JSON|Unexpected token/.test(line)), stderr);
+  } finally {
+    await fx.close();
+  }
+});
