@@ -135,7 +135,7 @@ export function buildFrame(target: FrameTarget, command: string, id = newRunId()
         `(eval "$__tmux_mcp_c")`,
     `__tmux_mcp_s=$?`,
     print("end>>"),
-    `${tmux} set-option -pt ${pane} ${statusOption} "$__tmux_mcp_s" \\; ` +
+    `exec ${tmux} set-option -pt ${pane} ${statusOption} "$__tmux_mcp_s" \\; ` +
     `set-option -put ${pane} ${RUNNING_OPTION} \\; wait-for -S ${channel})`,
   ].join("; ");
   return {
