@@ -16,7 +16,9 @@
  */
 
 import { cpuUsage } from "node:process";
-import { compilePattern } from "../mcp/pattern.ts";
+import { compilePattern, loadPatternEngine } from "../mcp/pattern.ts";
+
+await loadPatternEngine();
 
 const KB = 1024;
 const SIZES = [10 * KB, 100 * KB, 1024 * KB];

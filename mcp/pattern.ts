@@ -43,7 +43,7 @@
  */
 
 import type { AST } from "@eslint-community/regexpp";
-import { RE2JS } from "re2js";
+import type { RE2JS } from "re2js";
 import { ToolError } from "./errors.ts";
 import { checkPatternSize, parseSearchPattern } from "./pattern_validator.ts";
 
@@ -61,7 +61,21 @@ export interface Matcher {
   test(line: string): boolean;
 }
 
-/** Validates and compiles `pattern`; throws ToolError (from mcp/errors.ts) when refused. */
+let engine: typeof RE2JS | undefined;
+
+/**
+ * Loads the matching engine. Most sessions never search and loading re2js
+ * was a tenth of start-up, so it loads on first use; call this (once is
+ * enough) before {@link compilePattern}.
+ */
+export async function loadPatternEngine(): Promise<void> {
+  engine ??= (await import("re2js")).RE2JS;
+}
+
+/**
+ * Validates and compiles `pattern`; throws ToolError (from mcp/errors.ts)
+ * when refused. Needs {@link loadPatternEngine} to have resolved.
+ */
 export function compilePattern(pattern: string, options: PatternOptions): Matcher {
   const key = `${options.literal ? "L" : "R"}${options.ignoreCase ? "i" : "c"}${pattern}`;
   const cached = cache.get(key);
@@ -135,9 +149,10 @@ function compileRegex(pattern: string, ignoreCase: boolean): Matcher {
 const NON_ASCII = /[\u0080-\uffff]/;
 
 function compileRe2(source: string): RE2JS {
+  if (!engine) throw new Error("compilePattern was called before loadPatternEngine resolved");
   let re2: RE2JS;
   try {
-    re2 = RE2JS.compile(source);
+    re2 = engine.compile(source);
   } catch {
     // The translation is valid RE2 by construction; what RE2 still refuses is
     // size (nested counted repeats multiply, e.g. (a{100}){100}).

@@ -40,6 +40,7 @@ export function successResult(
     structuredContent: structured,
   });
   let result = build();
+  if (render === renderJson && jsonResultBound(result.content[0].text) <= maxBytes) return result;
   let size = resultBytes(result);
   for (let round = 0; size > maxBytes && round < 64; round++) {
     const blocks = collectContent(structured).filter((c) => c.lines.length > 0);
@@ -58,6 +59,16 @@ export function successResult(
     );
   }
   return result;
+}
+
+/**
+ * An upper bound of the wire size of a result whose text is `json`, the JSON
+ * of its structured content: the structure once, the text escaped (at most
+ * doubled: JSON holds no raw control characters), three UTF-8 bytes per
+ * UTF-16 unit at most. Below the budget, the exact (costly) size is not needed.
+ */
+function jsonResultBound(json: string): number {
+  return 3 * (3 * json.length + 64);
 }
 
 function byteSize(content: Content): number {

@@ -181,6 +181,22 @@ serverTest(
   { args: ["--max-bytes", "4000"] },
 );
 
+serverTest(
+  "budgets: a list that cannot fit --max-bytes is refused; one that fits is whole",
+  async (fx, s) => {
+    const small = await s.call("list_panes", {});
+    assert(!small.isError);
+    const smallBytes = new TextEncoder().encode(JSON.stringify(small)).length;
+    assert(smallBytes <= 4000, `one pane listed in ${smallBytes} bytes`);
+    for (let i = 0; i < 12; i++) await fx.tmux("new-window", "-d", "-t", "main");
+    const big = await s.call("list_panes", {});
+    assert(big.isError, "13 panes do not fit 4,000 bytes");
+    assertStringIncludes(String((big.content as { text: string }[])[0].text), "byte budget");
+    assertEquals(big.structuredContent, undefined);
+  },
+  { args: ["--max-bytes", "4000"] },
+);
+
 serverTest("budgets: the whole result fits --max-bytes", async (fx, s) => {
   const paneId = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
   await fx.runInPane(paneId, "clear; seq -f 'row %g ééé日本' 1 400");

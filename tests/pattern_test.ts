@@ -5,7 +5,9 @@
 
 import assert from "node:assert/strict";
 import { ToolError } from "../mcp/errors.ts";
-import { compilePattern, type PatternOptions } from "../mcp/pattern.ts";
+import { compilePattern, loadPatternEngine, type PatternOptions } from "../mcp/pattern.ts";
+
+await loadPatternEngine();
 
 const CI: PatternOptions = { literal: false, ignoreCase: true };
 const CS: PatternOptions = { literal: false, ignoreCase: false };

@@ -99,7 +99,7 @@ Deno.test("DenoStdioTransport: messages in, garbage reported, whole lines out, E
 });
 
 /** The server over raw stdio: write bytes, read answer lines by id. */
-async function rawServer(socketPath: string) {
+function rawServer(socketPath: string) {
   const [command, ...flags] = startCommand();
   const child = new Deno.Command(command, {
     args: [...flags.map((f) => (f === "main.ts" ? `${ROOT}main.ts` : f)), "-S", socketPath],
@@ -149,7 +149,7 @@ async function rawServer(socketPath: string) {
 Deno.test("stdio wire: split bytes, CRLF, a garbage line, initialize, ping, tasks refused", async () => {
   const fx = await TmuxFixture.start();
   try {
-    const server = await rawServer(fx.socketPath);
+    const server = rawServer(fx.socketPath);
     const initialize = JSON.stringify({
       jsonrpc: "2.0",
       id: 1,

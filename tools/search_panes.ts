@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { keepTailBytes, utf8Length } from "../mcp/budget.ts";
 import { callerPane } from "../mcp/panes.ts";
-import { compilePattern } from "../mcp/pattern.ts";
+import { compilePattern, loadPatternEngine } from "../mcp/pattern.ts";
 import { defineTool, readsTerminal } from "../mcp/registry.ts";
 import { session } from "../mcp/schemas.ts";
 import { joinWrappedRows } from "../mcp/wrapped.ts";
@@ -67,6 +67,7 @@ export const searchPanes = defineTool({
   }),
   async handler(args, ctx) {
     // Compile first: a refused pattern never reaches tmux.
+    await loadPatternEngine();
     const matcher = compilePattern(args.pattern, {
       literal: args.literal,
       ignoreCase: args.ignoreCase,

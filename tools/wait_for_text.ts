@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { contentText } from "../mcp/budget.ts";
 import { resolvePane } from "../mcp/panes.ts";
-import { compilePattern } from "../mcp/pattern.ts";
+import { compilePattern, loadPatternEngine } from "../mcp/pattern.ts";
 import { defineTool, readsTerminal } from "../mcp/registry.ts";
 import { content, optionalPaneId, timeoutSeconds } from "../mcp/schemas.ts";
 import { waitForText } from "../mcp/wait_text.ts";
@@ -56,6 +56,7 @@ export const waitForTextTool = defineTool({
   async handler(args, ctx) {
     const options = { literal: args.literal, ignoreCase: args.ignoreCase };
     // Patterns are checked before anything is read, so a bad one fails fast.
+    await loadPatternEngine();
     const patterns = (args.patterns ?? []).map((p) => compilePattern(p, options));
     const stopPatterns = (args.stopPatterns ?? []).map((p) => compilePattern(p, options));
     const ceiling = ctx.settings.waitMaxSeconds;
