@@ -110,8 +110,11 @@ async function main(argv: string[]): Promise<void> {
   });
   if (control) {
     control.onNotification(topologyHint);
-    // Attach now rather than at the first tool call, to hear changes from the start.
-    void control.connect();
+    // Attach once the client has initialized rather than at the first tool
+    // call, to hear changes from the start; not before, so spawning the
+    // client does not delay the initialize answer. A call that comes first
+    // attaches it itself.
+    mcp.server.oninitialized = () => void control.connect();
   }
 
   let closing = false;

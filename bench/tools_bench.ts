@@ -7,10 +7,14 @@
  * 2,000 lines of history. The MCP server is driven over stdio by the SDK
  * client, as a client would, with the start task's command line from deno.json.
  *
- * - Latency: 200 timed calls per tool per transport after warm-up, measured
- *   at the client (request written to answer parsed, output-schema check
- *   included). The two servers run side by side and calls alternate between
- *   them, so machine load hits both alike and the ratio compares like with like.
+ * - Latency: 200 timed calls per tool per transport, measured at the client
+ *   (request written to answer parsed, output-schema check included), in
+ *   steady state: first every tool is called 25 times on each server (so
+ *   neither runs code the JIT has not compiled yet), then the timed calls run
+ *   in blocks of 20 that alternate between the two servers, which run side
+ *   by side. Blocks, not single calls: the load of the machine drifts alike
+ *   for both, while neither call pays for the other server's cleanup (a
+ *   process-mode call ends with a tmux client exiting).
  * - Processes per call: a second pair of servers runs with `--tmux` set to a
  *   wrapper script that appends a line to a counter file and `exec`s the real
  *   tmux (granted with one extra `--allow-run=<wrapper>`). Latency is never
@@ -31,7 +35,9 @@ import { FIXTURE_SHELL, startCommand, TmuxFixture } from "../tests/harness.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const CALLS = Number(Deno.args[0] ?? 200);
-const WARMUP = 10;
+const WARMUP = 25;
+/** Timed calls in a row on one server before switching to the other. */
+const BLOCK = 20;
 const COUNTED_CALLS = 20;
 const STARTUP_RUNS = 10;
 const SESSIONS = 4;
@@ -290,7 +296,7 @@ async function main() {
     const { wrapper, counter } = await writeWrapper(fixture.dir);
     const jobs = workloads(panes, windows, historyPane);
 
-    // Latency: the shipped command line, both transports alive, calls alternating.
+    // Latency: the shipped command line, both transports alive, blocks alternating.
     const timed: Record<Mode, Server> = {
       control: await spawnServer(fixture.socketPath, ["--transport", "control"]),
       process: await spawnServer(fixture.socketPath, ["--transport", "process"]),
@@ -298,11 +304,17 @@ async function main() {
     servers.push(timed.control, timed.process);
     const results = new Map<string, Record<Mode, Figures>>();
     for (const job of jobs) {
+      for (const mode of TRANSPORTS) {
+        for (let i = 0; i < WARMUP; i++) await timedCall(timed[mode], job.tool, job.args(i));
+      }
+    }
+    for (const job of jobs) {
       const samples: Record<Mode, number[]> = { control: [], process: [] };
-      for (let i = 0; i < WARMUP + CALLS; i++) {
+      for (let block = 0; block < CALLS; block += BLOCK) {
         for (const mode of TRANSPORTS) {
-          const ms = await timedCall(timed[mode], job.tool, job.args(i));
-          if (i >= WARMUP) samples[mode].push(ms);
+          for (let i = block; i < Math.min(block + BLOCK, CALLS); i++) {
+            samples[mode].push(await timedCall(timed[mode], job.tool, job.args(WARMUP + i)));
+          }
         }
       }
       results.set(job.label, {
@@ -381,8 +393,8 @@ function report(r: {
     "",
     `Topology: ${SESSIONS} sessions × ${WINDOWS} windows × 2 panes (${r.panes} panes, ` +
       `${FIXTURE_SHELL}); one pane with ${r.historySize} lines of history. ` +
-      `${CALLS} timed calls per tool per transport after ${WARMUP} warm-up calls, ` +
-      `alternating between the two servers; latency at the client over stdio.`,
+      `${CALLS} timed calls per tool per transport after ${WARMUP} warm-up calls of every tool, ` +
+      `in blocks of ${BLOCK} alternating between the two servers; latency at the client over stdio.`,
     "",
     "| call | control p50 | control p95 | process p50 | process p95 | p50 ratio | tmux processes/call control | tmux processes/call process |",
     "|---|---:|---:|---:|---:|---:|---:|---:|",

@@ -72,8 +72,11 @@ export class ProtocolServer extends Protocol<ServerRequest, ServerNotification, 
     this.#info = info;
     this.#options = options;
     this.setRequestHandler(InitializeRequestSchema, (request) => this.#initialize(request));
-    this.setNotificationHandler(InitializedNotificationSchema, () => {});
+    this.setNotificationHandler(InitializedNotificationSchema, () => this.oninitialized?.());
   }
+
+  /** Called when the client says initialization is complete. */
+  oninitialized?: () => void;
 
   /** The client's name and version from its initialize request, once received. */
   get clientInfo(): Implementation | undefined {

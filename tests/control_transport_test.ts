@@ -5,7 +5,15 @@
  * @module
  */
 
+import { Tmux } from "../tmux/client.ts";
+import {
+  handshaking,
+  markAttached,
+  readChunks,
+  spawnControlClient,
+} from "../tmux/control_client.ts";
 import { ControlTransport, quoteArgument } from "../tmux/control_transport.ts";
+import { ProcessTransport } from "../tmux/process_transport.ts";
 import { TmuxError } from "../tmux/errors.ts";
 import { spawnStats, spawnTmux } from "../tmux/spawn.ts";
 
@@ -475,3 +483,39 @@ function processExists(pid: number): boolean {
     throw error;
   }
 }
+
+Deno.test("no command goes to tmux while one of our control clients is still attaching", async () => {
+  await withServer(MAIN, async ({ args, tmux }) => {
+    // A real process transport, recording when each round trip reaches it.
+    const inner = new ProcessTransport("tmux", args, "test socket");
+    const reached: number[] = [];
+    const recording = {
+      name: "process",
+      run: (commands: string[][]) => {
+        reached.push(performance.now());
+        return inner.run(commands);
+      },
+      close: () => inner.close(),
+    };
+    const client = new Tmux("tmux", { kind: "path", path: args[1], source: "flag" }, recording);
+    const child = spawnControlClient("tmux", args, "main", { flags: ["ignore-size", "no-output"] });
+    let attachedAt = Infinity;
+    const reading = readChunks(child, (bytes) => {
+      if (attachedAt === Infinity && decoder.decode(bytes).includes("%session-changed ")) {
+        attachedAt = performance.now();
+        markAttached(child);
+      }
+    });
+    assert(handshaking(), "attaching right after the spawn");
+    // Commands that make tmux notify every control client (%sessions-changed).
+    await client.run([["new-session", "-d", "-s", "during"]]);
+    await client.one(["kill-session", "-t", "=during"]);
+    assert(!handshaking(), "attached");
+    assert(reached.length === 2, "both round trips ran");
+    assert(reached[0] >= attachedAt, "the first command waited for the attach");
+    assertEquals(await tmux("display-message", "-p", "ok"), "ok", "tmux is alive");
+    await child.stdin.close();
+    await reading;
+    await child.status;
+  });
+});

@@ -133,6 +133,29 @@ export interface ServerOptions {
   env?: Record<string, string>;
 }
 
+/**
+ * Waits until the server's control client has attached (when the fixture has
+ * a session). Tests change the topology as a person would, and tmux 3.3a
+ * crashes when a control client is sent a notification while it is still
+ * attaching; the server keeps its own commands out of that window, a test
+ * must do the same.
+ */
+async function controlClientAttached(socketPath: string): Promise<void> {
+  const sessions = await tmuxAt(socketPath, "list-sessions", "-F", "#{session_id}").catch(() => "");
+  if (sessions === "") return;
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    const clients = await tmuxAt(
+      socketPath,
+      "list-clients",
+      "-F",
+      "#{client_control_mode}:#{client_session}",
+    );
+    if (clients.split("\n").some((line) => /^1:./.test(line))) return;
+  }
+  throw new Error("the server's control client did not attach within 20 s");
+}
+
 /** Spawns the server with the shipped flags against `socketPath` and connects a client. */
 export async function startServer(
   socketPath: string | null,
@@ -160,6 +183,10 @@ export async function startServer(
   transport.stderr?.on("data", (chunk: Uint8Array) => (stderr += new TextDecoder().decode(chunk)));
   const client = new Client({ name: "tmux-mcp-tests", version: "0" });
   await client.connect(transport);
+  const args = options.args ?? [];
+  if (socketPath && !args.includes("process") && !args.includes("--tmux")) {
+    await controlClientAttached(socketPath);
+  }
   const call = async (name: string, args: Record<string, unknown> = {}) =>
     await client.callTool({ name, arguments: args }) as CallToolResult;
   return {

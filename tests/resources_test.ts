@@ -436,6 +436,55 @@ for (const transport of ["control", "process"]) {
   });
 }
 
+/** The pid of the server's listen-only client (read-only, no-output), if running. */
+async function listenerPid(session: Session, socketPath: string): Promise<number | undefined> {
+  const out = await new Deno.Command("ps", { args: ["-A", "-o", "pid=,ppid=,args="] }).output();
+  const line = new TextDecoder().decode(out.stdout).split("\n")
+    .map((l) => l.trim().split(/\s+/))
+    .find((f) =>
+      Number(f[1]) === session.transport.pid && f.join(" ").includes(socketPath) &&
+      f.join(" ").includes("read-only,no-output")
+    );
+  return line ? Number(line[0]) : undefined;
+}
+
+Deno.test("resources (control): the topology subscription outlives its pane, and a killed session under a stalled listener does not crash tmux", async () => {
+  await withNotifications(["--transport", "control"], async (fx, s, n) => {
+    await fx.tmux("new-session", "-d", "-s", "other");
+    await fx.tmux("split-window", "-d", "-t", "=main:");
+    await s.client.listResources();
+    await s.client.subscribeResource({ uri: "tmux://sessions" });
+    // The listener binds its subscription to main's active pane; kill that pane.
+    let from = n.mark();
+    const active = await fx.tmux("display-message", "-p", "-t", "=main:", "#{pane_id}");
+    await fx.tmux("kill-pane", "-t", active);
+    await n.next(from, listChanged, "list_changed after the subscribed pane was killed");
+    // Pane changes in another session reach us only through the subscription.
+    from = n.mark();
+    await fx.tmux("split-window", "-d", "-t", "=other:");
+    await n.next(from, listChanged, "list_changed after a split in another session");
+
+    // tmux 3.3a dereferences a leaving client's NULL session in its
+    // once-a-second check of session-bound subscriptions. Hold the listener
+    // (SIGSTOP) so it cannot leave, kill its session, let that check run.
+    const pid = await listenerPid(s, fx.socketPath);
+    assert(pid !== undefined, "a listen-only client runs while subscribed");
+    const server = await fx.tmux("display-message", "-p", "#{pid}");
+    Deno.kill(pid, "SIGSTOP");
+    try {
+      await fx.tmux("kill-session", "-t", "=main");
+      // The check runs on tmux's one-second timer: let it fire twice.
+      await new Promise((resolve) => setTimeout(resolve, 2_200));
+      assertEquals(await fx.tmux("display-message", "-p", "#{pid}"), server, "tmux survived");
+    } finally {
+      Deno.kill(pid, "SIGCONT");
+    }
+    from = n.mark();
+    await fx.tmux("split-window", "-d", "-t", "=other:");
+    await n.next(from, listChanged, "list_changed once the listener moved to the session left");
+  });
+});
+
 Deno.test("resources: stdin EOF exits 0 promptly with a live subscription and leaves no client", async () => {
   const fx = await TmuxFixture.start();
   try {

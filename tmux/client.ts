@@ -5,6 +5,7 @@
  * @module
  */
 
+import { handshakesSettled, handshaking } from "./control_client.ts";
 import { ControlTransport } from "./control_transport.ts";
 import { TmuxError } from "./errors.ts";
 import { ProcessTransport } from "./process_transport.ts";
@@ -71,12 +72,16 @@ export class Tmux {
 
   /** Runs commands in one round trip; resolves with each command's output. */
   run(commands: string[][], options?: RunOptions): Promise<string[]> {
+    // Never while one of our control clients is attaching: see handshakesSettled.
+    if (handshaking()) {
+      return handshakesSettled().then(() => this.transport.run(commands, options));
+    }
     return this.transport.run(commands, options);
   }
 
   /** Runs one command; resolves with its output. */
   async one(command: string[], options?: RunOptions): Promise<string> {
-    const [out] = await this.transport.run([command], options);
+    const [out] = await this.run([command], options);
     return out;
   }
 

@@ -23,7 +23,12 @@
  */
 
 import { killChild } from "./children.ts";
-import { readChunks, spawnControlClient } from "./control_client.ts";
+import {
+  handshakesSettled,
+  markAttached,
+  readChunks,
+  spawnControlClient,
+} from "./control_client.ts";
 import { classifyTmuxFailure, TmuxError } from "./errors.ts";
 import { ProcessTransport } from "./process_transport.ts";
 import type { RunOptions, Transport } from "./transport.ts";
@@ -295,6 +300,8 @@ class ControlClient {
   /** Ends the client: stdin EOF makes tmux detach it; kill if it lingers. */
   async close(): Promise<void> {
     this.#closing = true;
+    // Its leaving notifies every other control client (%client-detached).
+    await handshakesSettled(this.child);
     try {
       await this.#writer.close();
     } catch {
@@ -366,6 +373,7 @@ class ControlClient {
     }
     if (line.startsWith("%session-changed ")) {
       this.sessionId = line.split(" ")[1];
+      markAttached(this.child);
       this.#markReady(true);
     } else if (line === "%exit" || line.startsWith("%exit ")) {
       this.#alive = false;

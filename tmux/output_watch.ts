@@ -19,7 +19,12 @@
 
 import { socketArgs, type Tmux } from "./client.ts";
 import { killChild } from "./children.ts";
-import { readChunks, spawnControlClient } from "./control_client.ts";
+import {
+  handshakesSettled,
+  markAttached,
+  readChunks,
+  spawnControlClient,
+} from "./control_client.ts";
 import { paneTarget } from "./targets.ts";
 
 /** How a watch learns about output. */
@@ -130,6 +135,7 @@ class SessionFeed {
       return;
     }
     if (head.startsWith("%session-changed ")) {
+      markAttached(this.child);
       this.#markReady(true);
       return;
     }
@@ -148,6 +154,8 @@ class SessionFeed {
   async close(): Promise<void> {
     // New watchers start a fresh client rather than join one that is leaving.
     this.onEnd();
+    // Its leaving notifies every other control client (%client-detached).
+    await handshakesSettled(this.child);
     // A broken pipe means the client already left, which is the goal.
     await this.#writer.close().catch(() => {});
     const timer = setTimeout(() => this.kill(), EXIT_GRACE_MS);

@@ -11,7 +11,12 @@
  * `%subscription-changed tmux-mcp-topology …` at first and whenever it
  * differs, which covers panes split off or killed in any session, with no
  * timer on our side. (Whoever hears these lines compares the resource
- * listing, so a report that changes nothing sends nothing.)
+ * listing, so a report that changes nothing sends nothing.) The subscription
+ * is bound to one pane of the client's session, never to the session itself:
+ * tmux 3.3a's once-a-second check of a session subscription dereferences the
+ * client's session, which is NULL while a client whose session was killed is
+ * leaving, and crashes the server. When that pane goes, the subscription
+ * moves to the session's active pane.
  *
  * It is attached with `-E` (it does not copy this process's environment
  * into the session), `read-only`, `ignore-size` (it never sizes anyone's
@@ -25,7 +30,7 @@
 import { socketArgs, type Tmux } from "./client.ts";
 import { quoteArgument } from "./control_transport.ts";
 import { killChild } from "./children.ts";
-import { spawnControlClient } from "./control_client.ts";
+import { handshakesSettled, markAttached, spawnControlClient } from "./control_client.ts";
 
 /** Name of the format subscription that reports topology changes. */
 export const TOPOLOGY_SUBSCRIPTION = "tmux-mcp-topology";
@@ -41,7 +46,17 @@ const TOPOLOGY_FORMAT = "#{S:#{session_id}=#{session_name}" +
 /** How long the client may take to leave after its stdin closes. */
 const EXIT_GRACE_MS = 1_000;
 
+/** Notifications after which the subscribed pane may be gone. */
+const PANE_MAY_HAVE_GONE = [
+  "%layout-change ",
+  "%window-close ",
+  "%unlinked-window-close ",
+  "%window-pane-changed ",
+  "%session-window-changed ",
+];
+
 const decoder = new TextDecoder();
+const encoder = new TextEncoder();
 
 /** A listen-only control client; `start()` and `stop()` may be called any number of times. */
 export class TopologyListener {
@@ -49,6 +64,9 @@ export class TopologyListener {
   #done: Promise<void> | undefined;
   #wanted = false;
   #starting: Promise<void> | undefined;
+  #subscribedPane: string | undefined;
+  #subscribing = false;
+  #resubscribe = false;
 
   /** `notify` receives every notification line (`%window-add @3`, …). */
   constructor(readonly tmux: Tmux, readonly notify: (line: string) => void) {}
@@ -74,6 +92,8 @@ export class TopologyListener {
     const done = this.#done;
     this.#child = undefined;
     if (!child || !done) return;
+    // Its leaving notifies every other control client (%client-detached).
+    await handshakesSettled(child);
     await child.stdin.close().catch(() => {});
     const timer = setTimeout(() => killChild(child), EXIT_GRACE_MS);
     await done;
@@ -104,25 +124,59 @@ export class TopologyListener {
     this.#done = this.#read(child);
   }
 
-  /** Subscribes the attached client to the topology format (tmux drops it if sent before attaching). */
-  async #subscribe(child: Deno.ChildProcess): Promise<void> {
-    const writer = child.stdin.getWriter();
-    try {
-      await writer.write(
-        new TextEncoder().encode(
-          `refresh-client -B ${quoteArgument(`${TOPOLOGY_SUBSCRIPTION}::${TOPOLOGY_FORMAT}`)}\n`,
-        ),
-      );
-    } catch {
-      // The client is already gone; #read sees it end and reattaches if wanted.
-    } finally {
-      writer.releaseLock();
+  /**
+   * Binds the subscription to a live pane of the client's session (tmux
+   * drops a subscription sent before attaching): keeps the current pane while
+   * it exists, else takes the session's active pane. Checks run one at a time;
+   * a request during a check runs one more afterwards.
+   */
+  async #subscribe(child: Deno.ChildProcess, session: string): Promise<void> {
+    if (this.#subscribing) {
+      this.#resubscribe = true;
+      return;
     }
+    this.#subscribing = true;
+    try {
+      do {
+        this.#resubscribe = false;
+        const pane = await this.#livePane(session);
+        if (pane === undefined || pane === this.#subscribedPane || this.#child !== child) continue;
+        const target = `${TOPOLOGY_SUBSCRIPTION}:${pane}:${TOPOLOGY_FORMAT}`;
+        const writer = child.stdin.getWriter();
+        try {
+          await writer.write(encoder.encode(`refresh-client -B ${quoteArgument(target)}\n`));
+          this.#subscribedPane = pane;
+        } catch {
+          // The client is already gone; #read sees it end and reattaches if wanted.
+        } finally {
+          writer.releaseLock();
+        }
+      } while (this.#resubscribe);
+    } finally {
+      this.#subscribing = false;
+    }
+  }
+
+  /** The subscribed pane if it still exists, else the session's active pane; undefined if neither. */
+  async #livePane(session: string): Promise<string | undefined> {
+    for (const target of [this.#subscribedPane, session]) {
+      if (target === undefined) continue;
+      try {
+        // display-message prints nothing (or fails) for a target that is gone.
+        const id = (await this.tmux.one(["display-message", "-p", "-t", target, "#{pane_id}"]))
+          .trim();
+        if (id.startsWith("%")) return id;
+      } catch {
+        // Gone, or no answer (the server is going: the client's end reattaches).
+      }
+    }
+    return undefined;
   }
 
   async #read(child: Deno.ChildProcess): Promise<void> {
     let partial = "";
-    let subscribed = false;
+    /** The client's session, once attached. */
+    let session: string | undefined;
     try {
       for await (const chunk of child.stdout) {
         const lines = (partial + decoder.decode(chunk, { stream: true })).split("\n");
@@ -131,9 +185,15 @@ export class TopologyListener {
         if (this.#child !== child) continue;
         for (const line of lines) {
           if (!line.startsWith("%")) continue;
-          if (line.startsWith("%session-changed ") && !subscribed) {
-            subscribed = true;
-            void this.#subscribe(child);
+          if (line.startsWith("%session-changed ")) {
+            // The first one is the attach; a later one moved the client
+            // (its session ended under detach-on-destroy off).
+            if (session === undefined) markAttached(child);
+            session = line.split(" ")[1];
+            this.#subscribedPane = undefined;
+            void this.#subscribe(child, session);
+          } else if (session !== undefined && PANE_MAY_HAVE_GONE.some((p) => line.startsWith(p))) {
+            void this.#subscribe(child, session);
           }
           this.notify(line);
         }
