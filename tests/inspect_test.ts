@@ -30,6 +30,10 @@ serverTest("list tools read the topology tmux reports", async (fx, s) => {
   const all = await s.ok<{ panes: Pane[] }>("list_panes");
   const expected = (await fx.tmux("list-panes", "-a", "-F", "#{pane_id}")).split("\n");
   assertEquals(all.panes.map((p) => p.paneId), expected);
+  // The text block tells the same panes, one line each, to clients that ignore structure.
+  const text = ((await s.call("list_panes")).content as { text: string }[])[0].text.split("\n");
+  assertEquals(text[0], `${expected.length} panes:`);
+  assertEquals(text.slice(1).map((line) => line.split(" ")[0]), expected);
   const secondId = await fx.tmux("display-message", "-p", "-t", "main:second", "#{window_id}");
   const inWindow = await s.ok<{ panes: Pane[] }>("list_panes", { windowId: secondId });
   assertEquals(inWindow.panes.length, 2);

@@ -1,5 +1,6 @@
 /** Unit tests of the pure parts: settings, budgets, result fitting, format parsing, caller parsing. */
 
+import { renderPanes, renderSessions, word } from "../mcp/render_views.ts";
 import { assert, assertEquals, assertThrows } from "./assert.ts";
 import { budgetLines, keepTailBytes, utf8Length } from "../mcp/budget.ts";
 import { resultBytes, successResult } from "../mcp/results.ts";
@@ -190,4 +191,53 @@ Deno.test("arguments: a wrong type is not 'required'; one bound is reported, the
     message = (error as Error).message;
   }
   assertEquals(message, "invalid arguments: 'end' must be at most 100");
+});
+
+Deno.test("list text: one line per item, every known field, flags only when set, odd text quoted", () => {
+  const pane = {
+    paneId: "%3",
+    windowId: "@1",
+    sessionId: "$0",
+    index: 1,
+    width: 80,
+    height: 24,
+    title: 'a "quoted"\nnew line',
+    active: true,
+    dead: false,
+    zoomed: false,
+    inMode: true,
+    currentCommand: "bash",
+    currentPath: "/home/u/my dir",
+    pid: null,
+    historySize: 12,
+    historyLimit: 2000,
+    isCaller: false,
+  };
+  const text = renderPanes([pane, { ...pane, paneId: "%4", active: false, currentCommand: null }]);
+  const lines = text.split("\n");
+  assertEquals(lines.length, 3, "a heading and one line per pane");
+  assertEquals(lines[0], "2 panes:");
+  assertEquals(
+    lines[1],
+    '%3 window=@1 session=$0 index=1 size=80x24 command=bash path="/home/u/my dir" ' +
+      'title="a \\"quoted\\"\\nnew line" history=12 historyLimit=2000 active inMode',
+  );
+  assert(!lines[2].includes("command=") && !lines[2].includes("pid="), "unknown values left out");
+  assert(!/ active\b/.test(lines[2]), "a flag that is not set is not named");
+  assertEquals(renderPanes([]), "0 panes");
+  assertEquals(
+    renderSessions([{
+      sessionId: "$0",
+      name: "main",
+      windows: 1,
+      attached: 0,
+      created: 1700000000,
+      activeWindowId: "@0",
+      activePaneId: "%0",
+    }]),
+    "1 session:\n$0 name=main windows=1 attached=0 created=1700000000 activeWindow=@0 activePane=%0",
+  );
+  assertEquals(word("plain/path-1.2"), "plain/path-1.2");
+  assertEquals(word(""), '""');
+  assertEquals(word("#{pane_id}"), '"#{pane_id}"');
 });

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { callerPane } from "../mcp/panes.ts";
 import { defineTool, readsMetadata } from "../mcp/registry.ts";
+import { renderPanes } from "../mcp/render_views.ts";
 import { paneView, session, windowId } from "../mcp/schemas.ts";
 import { listPanes as readPanes, type PaneScope } from "../tmux/views.ts";
 
@@ -19,6 +20,7 @@ export const listPanes = defineTool({
     windowId: windowId.nullish().describe("A window id such as @2. Omit for every window."),
   }),
   output: z.object({ panes: z.array(paneView) }),
+  render: (r) => renderPanes(r.panes),
   async handler({ session, windowId }, ctx) {
     // Both given: list the session's panes and keep the window's, so a window
     // of another session yields nothing rather than an error.

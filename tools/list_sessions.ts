@@ -2,6 +2,7 @@
 
 import { z } from "zod";
 import { defineTool, readsMetadata } from "../mcp/registry.ts";
+import { renderSessions } from "../mcp/render_views.ts";
 import { sessionView } from "../mcp/schemas.ts";
 import { isNoServer, listSessionsCommand, parseSessions } from "../tmux/views.ts";
 
@@ -15,6 +16,7 @@ export const listSessions = defineTool({
   capability: readsMetadata(),
   input: z.strictObject({}),
   output: z.object({ sessions: z.array(sessionView) }),
+  render: (r) => renderSessions(r.sessions),
   async handler(_args, ctx) {
     try {
       return { sessions: parseSessions(await ctx.tmux.one(listSessionsCommand())) };

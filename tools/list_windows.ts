@@ -2,6 +2,7 @@
 
 import { z } from "zod";
 import { defineTool, readsMetadata } from "../mcp/registry.ts";
+import { renderWindows } from "../mcp/render_views.ts";
 import { session, windowView } from "../mcp/schemas.ts";
 import { isNoServer, listWindowsCommand, parseWindows } from "../tmux/views.ts";
 
@@ -17,6 +18,7 @@ export const listWindows = defineTool({
     session: session.nullish().describe("A session id or name. Omit for every session."),
   }),
   output: z.object({ windows: z.array(windowView) }),
+  render: (r) => renderWindows(r.windows),
   async handler({ session }, ctx) {
     try {
       return {
