@@ -171,7 +171,7 @@ async function run(args: RunArgs, ctx: ToolContext) {
   ], { signal: ctx.signal });
 
   const outcome = await waitForRun(ctx, args.paneId, frame, effective * 1000);
-  const elapsedSeconds = Math.round((performance.now() - started) / 10) / 100;
+  const elapsedSeconds = Math.round(performance.now() - started) / 1000;
   const result = await collect(ctx, args.paneId, frame, outcome);
   return {
     paneId: args.paneId,
