@@ -28,6 +28,17 @@ const EARLY = 100;
 /** Calls in flight at once, so 5,000 calls finish in reasonable time. */
 const PARALLEL = 4;
 
+/** Anonymous and file-backed resident KiB of `pid` (from /proc/<pid>/status, read by grep). */
+async function rssParts(pid: number): Promise<{ RssAnon: number; RssFile: number }> {
+  const out = await new Deno.Command("grep", {
+    args: ["-E", "^(RssAnon|RssFile):", `/proc/${pid}/status`],
+    stdout: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  const kib = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(text)?.[1] ?? NaN);
+  return { RssAnon: kib("RssAnon"), RssFile: kib("RssFile") };
+}
+
 const fx = await startTopology();
 const server = await startServerWithFlags(V8_FLAGS ? [`--v8-flags=${V8_FLAGS}`] : [], [
   ...["-S", fx.socketPath, "--transport", TRANSPORT],
@@ -65,6 +76,7 @@ try {
   };
   await run(EARLY);
   const early = await rssKiB(pid);
+  const earlyParts = await rssParts(pid);
   const started = performance.now();
   // Samples along the way tell steady growth (a leak) from a heap that warms up and levels off.
   const samples: string[] = [];
@@ -75,6 +87,7 @@ try {
   await run(TOTAL);
   const seconds = (performance.now() - started) / 1000;
   const late = await rssKiB(pid);
+  const lateParts = await rssParts(pid);
   const growth = (late - early) / early * 100;
   console.log(
     `memory [${TRANSPORT}${V8_FLAGS ? ` ${V8_FLAGS}` : ""}]: VmRSS after ${EARLY} calls ${
@@ -86,6 +99,13 @@ try {
       `${failed} unexpected errors; ${(done - EARLY) / seconds | 0} calls/s`,
   );
   console.log(`  MiB along the way: ${samples.join(", ")}`);
+  // File-backed pages are the runtime's executable as more of its code runs
+  // (the optimizing compiler, more ops): resident, but not this process's data.
+  const part = (key: "RssAnon" | "RssFile") =>
+    `${key} ${(earlyParts[key] / 1024).toFixed(1)} → ${(lateParts[key] / 1024).toFixed(1)} MiB (${
+      ((lateParts[key] - earlyParts[key]) / earlyParts[key] * 100).toFixed(1)
+    }%)`;
+  console.log(`  of which ${part("RssAnon")}, ${part("RssFile")}`);
 } finally {
   await server.client.close();
   await fx.close();
