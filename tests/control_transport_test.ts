@@ -10,6 +10,7 @@ import {
   handshaking,
   markAttached,
   readChunks,
+  reserveAttach,
   spawnControlClient,
 } from "../tmux/control_client.ts";
 import { ControlTransport, quoteArgument } from "../tmux/control_transport.ts";
@@ -498,7 +499,10 @@ Deno.test("no command goes to tmux while one of our control clients is still att
       close: () => inner.close(),
     };
     const client = new Tmux("tmux", { kind: "path", path: args[1], source: "flag" }, recording);
-    const child = spawnControlClient("tmux", args, "main", { flags: ["ignore-size", "no-output"] });
+    const slot = await reserveAttach();
+    const child = spawnControlClient("tmux", args, "main", {
+      flags: ["ignore-size", "no-output"],
+    }, slot);
     let attachedAt = Infinity;
     const reading = readChunks(child, (bytes) => {
       if (attachedAt === Infinity && decoder.decode(bytes).includes("%session-changed ")) {
@@ -517,5 +521,33 @@ Deno.test("no command goes to tmux while one of our control clients is still att
     await child.stdin.close();
     await reading;
     await child.status;
+  });
+});
+
+Deno.test("a control client is spawned only after the commands that could notify it have finished", async () => {
+  await withServer(MAIN, async ({ args }) => {
+    const client = new Tmux("tmux", { kind: "path", path: args[1], source: "flag" }, {
+      name: "process",
+      run: (commands: string[][]) =>
+        new ProcessTransport("tmux", args, "test socket").run(commands),
+      close: () => Promise.resolve(),
+    });
+    let finishedAt = 0;
+    // run-shell holds its tmux client until the shell command ends: a loud command in flight.
+    const loud = client.run([["run-shell", "sleep 0.3"]]).then(
+      () => (finishedAt = performance.now()),
+    );
+    const slot = await reserveAttach();
+    const reservedAt = performance.now();
+    slot.release();
+    await loud;
+    assert(finishedAt > 0 && reservedAt >= finishedAt, "the attach waited for the loud command");
+    // A quiet command never holds an attach back: the slot comes before the read's answer.
+    let quietDone = false;
+    const quiet = client.run([["list-sessions"]]).then(() => (quietDone = true));
+    const second = await reserveAttach();
+    assert(!quietDone, "a read did not hold the attach");
+    second.release();
+    await quiet;
   });
 });

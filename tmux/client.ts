@@ -5,7 +5,7 @@
  * @module
  */
 
-import { handshakesSettled, handshaking } from "./control_client.ts";
+import { beginCommands } from "./control_client.ts";
 import { ControlTransport } from "./control_transport.ts";
 import { TmuxError } from "./errors.ts";
 import { ProcessTransport } from "./process_transport.ts";
@@ -71,12 +71,14 @@ export class Tmux {
   }
 
   /** Runs commands in one round trip; resolves with each command's output. */
-  run(commands: string[][], options?: RunOptions): Promise<string[]> {
-    // Never while one of our control clients is attaching: see handshakesSettled.
-    if (handshaking()) {
-      return handshakesSettled().then(() => this.transport.run(commands, options));
+  async run(commands: string[][], options?: RunOptions): Promise<string[]> {
+    // Kept apart from our control clients' attaches: see control_client.ts.
+    const done = await beginCommands(commands);
+    try {
+      return await this.transport.run(commands, options);
+    } finally {
+      done();
     }
-    return this.transport.run(commands, options);
   }
 
   /** Runs one command; resolves with its output. */

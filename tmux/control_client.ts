@@ -13,22 +13,116 @@ import { missingTmux, spawnStats } from "./spawn.ts";
  * tmux 3.3a crashes (NULL `control_state` in control_write) when it sends a
  * notification such as `%sessions-changed` to a control client whose
  * identify handshake it has only half read: the client is flagged a control
- * client before its state exists. So while any control client of this
- * process is between spawn and `%session-changed`, this process sends no
- * command that could cause a notification (see {@link handshakesSettled}).
+ * client before its state exists. So this process never lets the two meet:
+ * a control client is spawned only once no command that could make tmux
+ * notify is in flight ({@link reserveAttach}), and such commands wait while
+ * one of its control clients attaches ({@link beginCommands}).
  */
-const attaching = new Map<Deno.ChildProcess, () => void>();
-const attachedSignals = new Map<Deno.ChildProcess, Promise<void>>();
+const attaching = new Map<object, { signal: Promise<void>; finish: () => void }>();
 
-/** Longest wait for other clients' handshakes before a command goes anyway. */
+/** Longest wait for the other side (attaches, or commands in flight) before going anyway. */
 export const HANDSHAKE_WAIT_MS = 3_000;
+
+/**
+ * Commands after which tmux notifies no control client: reads and waits.
+ * Anything else may create, kill, rename or select something (or detach a
+ * client), which is what tmux tells control clients about.
+ */
+const QUIET_COMMANDS = new Set([
+  "capture-pane",
+  "display-message",
+  "has-session",
+  "list-buffers",
+  "list-clients",
+  "list-panes",
+  "list-sessions",
+  "list-windows",
+  "show-buffer",
+  "show-environment",
+  "show-hooks",
+  "show-options",
+  "show-window-options",
+  "wait-for",
+]);
+
+let loudInFlight = 0;
+const drainWaiters = new Set<() => void>();
+
+/** True when tmux notifies no control client of any of `commands`. */
+export function quietCommands(commands: readonly string[][]): boolean {
+  return commands.every(([name]) => QUIET_COMMANDS.has(name));
+}
+
+/**
+ * Call before `commands` reach tmux: waits while one of our control clients
+ * attaches (unless the commands are quiet), then counts them in flight until
+ * the returned function is called.
+ */
+export async function beginCommands(commands: readonly string[][]): Promise<() => void> {
+  if (quietCommands(commands)) return () => {};
+  if (handshaking()) await handshakesSettled();
+  loudInFlight++;
+  let ended = false;
+  return () => {
+    if (ended) return;
+    ended = true;
+    loudInFlight--;
+    if (loudInFlight === 0) { for (const wake of drainWaiters) wake(); }
+  };
+}
+
+/** Resolves once no command that could make tmux notify is in flight (bounded). */
+async function loudCommandsDone(): Promise<void> {
+  const deadline = Date.now() + HANDSHAKE_WAIT_MS;
+  while (loudInFlight > 0 && Date.now() < deadline) {
+    let wake!: () => void;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await new Promise<void>((resolve) => {
+      wake = resolve;
+      drainWaiters.add(wake);
+      timer = setTimeout(resolve, deadline - Date.now());
+    });
+    drainWaiters.delete(wake);
+    clearTimeout(timer);
+  }
+}
+
+function track(key: object): void {
+  let finish!: () => void;
+  const signal = new Promise<void>((resolve) => (finish = resolve));
+  attaching.set(key, {
+    signal,
+    finish: () => {
+      attaching.delete(key);
+      finish();
+    },
+  });
+}
+
+/** The right to spawn one control client, held from {@link reserveAttach} to the spawn. */
+export interface AttachSlot {
+  /** Gives the slot back without spawning (spawnControlClient does it for you). */
+  release(): void;
+}
+
+/**
+ * Counts as an attach from now (new loud commands wait), then waits for the
+ * loud commands already in flight to finish; pass the slot to
+ * {@link spawnControlClient}.
+ */
+export async function reserveAttach(): Promise<AttachSlot> {
+  const key = {};
+  track(key);
+  await loudCommandsDone();
+  return { release: () => attaching.get(key)?.finish() };
+}
 
 /** Records that `child` has attached (its `%session-changed` arrived). */
 export function markAttached(child: Deno.ChildProcess): void {
-  attaching.get(child)?.();
+  attaching.get(child)?.finish();
 }
 
-/** True while a control client of this process is still attaching. */
+/** True while a control client of this process is attaching (or about to). */
 export function handshaking(): boolean {
   return attaching.size > 0;
 }
@@ -40,27 +134,15 @@ export function handshaking(): boolean {
  */
 export async function handshakesSettled(except?: Deno.ChildProcess): Promise<void> {
   const deadline = Date.now() + HANDSHAKE_WAIT_MS;
-  const others = () => [...attachedSignals].filter(([child]) => child !== except);
+  const others = () => [...attaching].filter(([key]) => key !== except);
   for (let waiting = others(); waiting.length > 0 && Date.now() < deadline; waiting = others()) {
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([
-      ...waiting.map(([, signal]) => signal),
+      ...waiting.map(([, entry]) => entry.signal),
       new Promise((resolve) => (timer = setTimeout(resolve, deadline - Date.now()))),
     ]);
     clearTimeout(timer);
   }
-}
-
-function trackHandshake(child: Deno.ChildProcess): void {
-  let finish!: () => void;
-  attachedSignals.set(child, new Promise<void>((resolve) => (finish = resolve)));
-  attaching.set(child, () => {
-    attaching.delete(child);
-    attachedSignals.delete(child);
-    finish();
-  });
-  // A client that ends before attaching is no longer at risk.
-  void child.status.finally(() => markAttached(child));
 }
 
 /** How a control client attaches. */
@@ -76,7 +158,8 @@ export interface ControlClientOptions {
  * `-N` never starts a server as a side effect; `-E` keeps this process's
  * environment out of the session (update-environment); `ignore-size` keeps
  * the client's 80x24 from sizing anyone's windows. Throws a TmuxError of kind
- * missing when tmux cannot be started. The reader of its output must call
+ * missing when tmux cannot be started. Takes the `slot` from
+ * {@link reserveAttach}; the reader of its output must call
  * {@link markAttached} on `%session-changed`.
  */
 export function spawnControlClient(
@@ -84,6 +167,7 @@ export function spawnControlClient(
   globalArgs: string[],
   session: string,
   options: ControlClientOptions,
+  slot: AttachSlot,
 ): Deno.ChildProcess {
   let child: Deno.ChildProcess;
   try {
@@ -107,6 +191,7 @@ export function spawnControlClient(
       stderr: "null",
     }).spawn();
   } catch (error) {
+    slot.release();
     if (error instanceof Deno.errors.NotFound) throw missingTmux(binary, false);
     if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
       throw missingTmux(binary, true);
@@ -114,7 +199,11 @@ export function spawnControlClient(
     throw error;
   }
   spawnStats.started++;
-  trackHandshake(child);
+  // The child's own entry first, so the count never drops to zero between.
+  track(child);
+  slot.release();
+  // A client that ends before attaching is no longer at risk.
+  void child.status.finally(() => markAttached(child));
   return adopt(child, "control");
 }
 

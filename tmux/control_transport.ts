@@ -24,9 +24,11 @@
 
 import { killChild } from "./children.ts";
 import {
+  type AttachSlot,
   handshakesSettled,
   markAttached,
   readChunks,
+  reserveAttach,
   spawnControlClient,
 } from "./control_client.ts";
 import { classifyTmuxFailure, TmuxError } from "./errors.ts";
@@ -567,7 +569,12 @@ export class ControlTransport implements Transport {
       });
       const session = ids.split("\n").find((id) => id !== "");
       if (session === undefined || this.#closing) return this.#failed();
-      client = this.#start(session);
+      const slot = await reserveAttach();
+      if (this.#closing) {
+        slot.release();
+        return this.#failed();
+      }
+      client = this.#start(session, slot);
       const timer = setTimeout(() => client?.kill(), ATTACH_TIMEOUT_MS);
       const attached = await client.ready;
       clearTimeout(timer);
@@ -593,11 +600,11 @@ export class ControlTransport implements Transport {
     return false;
   }
 
-  #start(session: string): ControlClient {
+  #start(session: string, slot: AttachSlot): ControlClient {
     // no-output: no %output flood from panes; commands go through this client.
     const child = spawnControlClient(this.binary, this.globalArgs, session, {
       flags: ["ignore-size", "no-output"],
-    });
+    }, slot);
     const client = new ControlClient(child, this.#marker, this.socketLabel, (line) => {
       for (const listener of this.#listeners) {
         try {

@@ -20,9 +20,11 @@
 import { socketArgs, type Tmux } from "./client.ts";
 import { killChild } from "./children.ts";
 import {
+  type AttachSlot,
   handshakesSettled,
   markAttached,
   readChunks,
+  reserveAttach,
   spawnControlClient,
 } from "./control_client.ts";
 import { paneTarget } from "./targets.ts";
@@ -182,13 +184,31 @@ export function liveWatchClients(): number {
   return everyFeed.size;
 }
 
-function startFeed(tmux: Tmux, sessionId: string): SessionFeed | undefined {
+/** Feeds being started, so concurrent watchers of one session share one client. */
+const startingFeeds = new WeakMap<Tmux, Map<string, Promise<SessionFeed | undefined>>>();
+
+/** The session's feed: the running one, the one being started, or a new one. */
+function feedFor(tmux: Tmux, sessionId: string): Promise<SessionFeed | undefined> {
+  const running = feeds.get(tmux)?.get(sessionId);
+  if (running) return Promise.resolve(running);
+  const starting = startingFeeds.get(tmux) ?? new Map<string, Promise<SessionFeed | undefined>>();
+  startingFeeds.set(tmux, starting);
+  let pending = starting.get(sessionId);
+  if (!pending) {
+    pending = reserveAttach().then((slot) => startFeed(tmux, sessionId, slot))
+      .finally(() => starting.delete(sessionId));
+    starting.set(sessionId, pending);
+  }
+  return pending;
+}
+
+function startFeed(tmux: Tmux, sessionId: string, slot: AttachSlot): SessionFeed | undefined {
   let child: Deno.ChildProcess;
   try {
     child = spawnControlClient(tmux.binary, socketArgs(tmux.socket), sessionId, {
       flags: ["ignore-size", "read-only"],
       readOnly: true,
-    });
+    }, slot);
   } catch {
     // tmux missing or not permitted: the caller polls instead, and reads
     // through the transport report the real problem.
@@ -210,7 +230,7 @@ async function attachedFeed(
   sessionId: string,
   signal?: AbortSignal,
 ): Promise<SessionFeed | undefined> {
-  const feed = feeds.get(tmux)?.get(sessionId) ?? startFeed(tmux, sessionId);
+  const feed = await feedFor(tmux, sessionId);
   if (!feed) return undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let onAbort: (() => void) | undefined;

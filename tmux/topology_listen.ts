@@ -30,7 +30,12 @@
 import { socketArgs, type Tmux } from "./client.ts";
 import { quoteArgument } from "./control_transport.ts";
 import { killChild } from "./children.ts";
-import { handshakesSettled, markAttached, spawnControlClient } from "./control_client.ts";
+import {
+  handshakesSettled,
+  markAttached,
+  reserveAttach,
+  spawnControlClient,
+} from "./control_client.ts";
 
 /** Name of the format subscription that reports topology changes. */
 export const TOPOLOGY_SUBSCRIPTION = "tmux-mcp-topology";
@@ -110,12 +115,17 @@ export class TopologyListener {
       return;
     }
     if (session === undefined || !this.#wanted) return;
+    const slot = await reserveAttach();
+    if (!this.#wanted) {
+      slot.release();
+      return;
+    }
     let child: Deno.ChildProcess;
     try {
       child = spawnControlClient(this.tmux.binary, socketArgs(this.tmux.socket), session, {
         flags: ["ignore-size", "read-only", "no-output"],
         readOnly: true,
-      });
+      }, slot);
     } catch {
       // tmux missing or not permitted: tool calls report the real problem.
       return;
