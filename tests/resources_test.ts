@@ -451,6 +451,7 @@ async function listenerPid(session: Session, socketPath: string): Promise<number
 Deno.test("resources (control): the topology subscription outlives its pane, and a killed session under a stalled listener does not crash tmux", async () => {
   await withNotifications(["--transport", "control"], async (fx, s, n) => {
     await fx.tmux("new-session", "-d", "-s", "other");
+    await fx.tmux("new-session", "-d", "-s", "third");
     await fx.tmux("split-window", "-d", "-t", "=main:");
     await s.client.listResources();
     await s.client.subscribeResource({ uri: "tmux://sessions" });
@@ -470,6 +471,7 @@ Deno.test("resources (control): the topology subscription outlives its pane, and
     const pid = await listenerPid(s, fx.socketPath);
     assert(pid !== undefined, "a listen-only client runs while subscribed");
     const server = await fx.tmux("display-message", "-p", "#{pid}");
+    from = n.mark();
     Deno.kill(pid, "SIGSTOP");
     try {
       await fx.tmux("kill-session", "-t", "=main");
@@ -479,9 +481,11 @@ Deno.test("resources (control): the topology subscription outlives its pane, and
     } finally {
       Deno.kill(pid, "SIGCONT");
     }
+    // The listener reattached to "other"; "third" is heard only through its new subscription.
+    await n.next(from, listChanged, "list_changed for the killed session");
     from = n.mark();
-    await fx.tmux("split-window", "-d", "-t", "=other:");
-    await n.next(from, listChanged, "list_changed once the listener moved to the session left");
+    await fx.tmux("split-window", "-d", "-t", "=third:");
+    await n.next(from, listChanged, "list_changed from a session the new listener is not in");
   });
 });
 

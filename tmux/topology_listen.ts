@@ -69,7 +69,10 @@ export class TopologyListener {
   #done: Promise<void> | undefined;
   #wanted = false;
   #starting: Promise<void> | undefined;
-  #subscribedPane: string | undefined;
+  /** The client and pane the subscription was last sent for. */
+  #subscribed: { child: Deno.ChildProcess; pane: string } | undefined;
+  /** The newest subscription request. */
+  #wantedSubscription!: { child: Deno.ChildProcess; session: string };
   #subscribing = false;
   #resubscribe = false;
 
@@ -135,12 +138,14 @@ export class TopologyListener {
   }
 
   /**
-   * Binds the subscription to a live pane of the client's session (tmux
+   * Binds the subscription of `child` to a live pane of `session` (tmux
    * drops a subscription sent before attaching): keeps the current pane while
-   * it exists, else takes the session's active pane. Checks run one at a time;
-   * a request during a check runs one more afterwards.
+   * it exists, else takes the session's active pane. Checks run one at a time,
+   * each for the newest request, so a client that replaced another is never
+   * skipped.
    */
   async #subscribe(child: Deno.ChildProcess, session: string): Promise<void> {
+    this.#wantedSubscription = { child, session };
     if (this.#subscribing) {
       this.#resubscribe = true;
       return;
@@ -149,13 +154,15 @@ export class TopologyListener {
     try {
       do {
         this.#resubscribe = false;
-        const pane = await this.#livePane(session);
-        if (pane === undefined || pane === this.#subscribedPane || this.#child !== child) continue;
+        const { child, session } = this.#wantedSubscription;
+        const current = this.#subscribed?.child === child ? this.#subscribed.pane : undefined;
+        const pane = await this.#livePane(current, session);
+        if (pane === undefined || pane === current || this.#child !== child) continue;
         const target = `${TOPOLOGY_SUBSCRIPTION}:${pane}:${TOPOLOGY_FORMAT}`;
         const writer = child.stdin.getWriter();
         try {
           await writer.write(encoder.encode(`refresh-client -B ${quoteArgument(target)}\n`));
-          this.#subscribedPane = pane;
+          this.#subscribed = { child, pane };
         } catch {
           // The client is already gone; #read sees it end and reattaches if wanted.
         } finally {
@@ -167,9 +174,9 @@ export class TopologyListener {
     }
   }
 
-  /** The subscribed pane if it still exists, else the session's active pane; undefined if neither. */
-  async #livePane(session: string): Promise<string | undefined> {
-    for (const target of [this.#subscribedPane, session]) {
+  /** `current` if that pane still exists, else the session's active pane; undefined if neither. */
+  async #livePane(current: string | undefined, session: string): Promise<string | undefined> {
+    for (const target of [current, session]) {
       if (target === undefined) continue;
       try {
         // display-message prints nothing (or fails) for a target that is gone.
@@ -200,7 +207,8 @@ export class TopologyListener {
             // (its session ended under detach-on-destroy off).
             if (session === undefined) markAttached(child);
             session = line.split(" ")[1];
-            this.#subscribedPane = undefined;
+            // A new session: a pane there, even if the old one still exists.
+            if (this.#subscribed?.child === child) this.#subscribed = undefined;
             void this.#subscribe(child, session);
           } else if (session !== undefined && PANE_MAY_HAVE_GONE.some((p) => line.startsWith(p))) {
             void this.#subscribe(child, session);
