@@ -359,6 +359,13 @@ Deno.test("run_shell_command: refuses panes without a POSIX shell in the foregro
   const { fixture, session, pane } = await setup();
   try {
     const cat = await fixture.tmux("new-window", "-P", "-F", "#{pane_id}", "cat");
+    // tmux starts it through `sh -c`: until sh has exec'd cat, the pane runs a shell.
+    await eventually(
+      async () =>
+        (await fixture.tmux("display-message", "-p", "-t", cat, "#{pane_current_command}")) ===
+          "cat",
+      "cat is in the foreground",
+    );
     const text = await session.fails("run_shell_command", { paneId: cat, command: "echo x" });
     assertStringIncludes(text, "runs cat in the foreground");
     assertStringIncludes(text, "send_keys");
