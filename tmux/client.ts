@@ -5,7 +5,7 @@
  * @module
  */
 
-import { beginCommands } from "./control_client.ts";
+import { beginLoudCommands, quietCommands } from "./control_client.ts";
 import { ControlTransport } from "./control_transport.ts";
 import { TmuxError } from "./errors.ts";
 import { ProcessTransport } from "./process_transport.ts";
@@ -72,8 +72,9 @@ export class Tmux {
 
   /** Runs commands in one round trip; resolves with each command's output. */
   async run(commands: string[][], options?: RunOptions): Promise<string[]> {
+    if (quietCommands(commands)) return await this.transport.run(commands, options);
     // Kept apart from our control clients' attaches: see control_client.ts.
-    const done = await beginCommands(commands);
+    const done = await beginLoudCommands();
     try {
       return await this.transport.run(commands, options);
     } finally {

@@ -16,9 +16,14 @@ import { missingTmux, spawnStats } from "./spawn.ts";
  * client before its state exists. So this process never lets the two meet:
  * a control client is spawned only once no command that could make tmux
  * notify is in flight ({@link reserveAttach}), and such commands wait while
- * one of its control clients attaches ({@link beginCommands}).
+ * one of its control clients attaches ({@link beginLoudCommands}).
  */
-const attaching = new Map<object, { signal: Promise<void>; finish: () => void }>();
+/** Control clients (or reserved slots for them) that have not attached yet. */
+const attaching = new Set<object>();
+/** Commands in flight that could make tmux notify control clients. */
+let loudInFlight = 0;
+/** Waiters to re-check their condition after either of the two changed. */
+const wakers = new Set<() => void>();
 
 /** Longest wait for the other side (attaches, or commands in flight) before going anyway. */
 export const HANDSHAKE_WAIT_MS = 3_000;
@@ -45,8 +50,29 @@ const QUIET_COMMANDS = new Set([
   "wait-for",
 ]);
 
-let loudInFlight = 0;
-const drainWaiters = new Set<() => void>();
+function changed(): void {
+  for (const wake of wakers) wake();
+}
+
+/** Resolves once `done()` holds, re-checked on every change, or after {@link HANDSHAKE_WAIT_MS}. */
+async function until(done: () => boolean): Promise<void> {
+  const deadline = Date.now() + HANDSHAKE_WAIT_MS;
+  while (!done() && Date.now() < deadline) {
+    let wake!: () => void;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await new Promise<void>((resolve) => {
+      wake = resolve;
+      wakers.add(wake);
+      timer = setTimeout(resolve, deadline - Date.now());
+    });
+    wakers.delete(wake);
+    clearTimeout(timer);
+  }
+}
+
+function settle(key: object): void {
+  if (attaching.delete(key)) changed();
+}
 
 /** True when tmux notifies no control client of any of `commands`. */
 export function quietCommands(commands: readonly string[][]): boolean {
@@ -54,49 +80,22 @@ export function quietCommands(commands: readonly string[][]): boolean {
 }
 
 /**
- * Call before `commands` reach tmux: waits while one of our control clients
- * attaches (unless the commands are quiet), then counts them in flight until
- * the returned function is called.
+ * Call before `commands` that are not quiet reach tmux: waits while one of
+ * our control clients attaches, then counts them in flight until the
+ * returned function is called.
  */
-export async function beginCommands(commands: readonly string[][]): Promise<() => void> {
-  if (quietCommands(commands)) return () => {};
-  if (handshaking()) await handshakesSettled();
+export async function beginLoudCommands(): Promise<() => void> {
+  // Counted in the same tick when nothing attaches, so an attach reserved
+  // right after this call already sees the commands.
+  if (attaching.size > 0) await handshakesSettled();
   loudInFlight++;
   let ended = false;
   return () => {
     if (ended) return;
     ended = true;
     loudInFlight--;
-    if (loudInFlight === 0) { for (const wake of drainWaiters) wake(); }
+    changed();
   };
-}
-
-/** Resolves once no command that could make tmux notify is in flight (bounded). */
-async function loudCommandsDone(): Promise<void> {
-  const deadline = Date.now() + HANDSHAKE_WAIT_MS;
-  while (loudInFlight > 0 && Date.now() < deadline) {
-    let wake!: () => void;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await new Promise<void>((resolve) => {
-      wake = resolve;
-      drainWaiters.add(wake);
-      timer = setTimeout(resolve, deadline - Date.now());
-    });
-    drainWaiters.delete(wake);
-    clearTimeout(timer);
-  }
-}
-
-function track(key: object): void {
-  let finish!: () => void;
-  const signal = new Promise<void>((resolve) => (finish = resolve));
-  attaching.set(key, {
-    signal,
-    finish: () => {
-      attaching.delete(key);
-      finish();
-    },
-  });
 }
 
 /** The right to spawn one control client, held from {@link reserveAttach} to the spawn. */
@@ -112,14 +111,14 @@ export interface AttachSlot {
  */
 export async function reserveAttach(): Promise<AttachSlot> {
   const key = {};
-  track(key);
-  await loudCommandsDone();
-  return { release: () => attaching.get(key)?.finish() };
+  attaching.add(key);
+  await until(() => loudInFlight === 0);
+  return { release: () => settle(key) };
 }
 
 /** Records that `child` has attached (its `%session-changed` arrived). */
 export function markAttached(child: Deno.ChildProcess): void {
-  attaching.get(child)?.finish();
+  settle(child);
 }
 
 /** True while a control client of this process is attaching (or about to). */
@@ -132,17 +131,8 @@ export function handshaking(): boolean {
  * attaching, or after {@link HANDSHAKE_WAIT_MS}, so a wedged attach cannot
  * stop every command.
  */
-export async function handshakesSettled(except?: Deno.ChildProcess): Promise<void> {
-  const deadline = Date.now() + HANDSHAKE_WAIT_MS;
-  const others = () => [...attaching].filter(([key]) => key !== except);
-  for (let waiting = others(); waiting.length > 0 && Date.now() < deadline; waiting = others()) {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      ...waiting.map(([, entry]) => entry.signal),
-      new Promise((resolve) => (timer = setTimeout(resolve, deadline - Date.now()))),
-    ]);
-    clearTimeout(timer);
-  }
+export function handshakesSettled(except?: Deno.ChildProcess): Promise<void> {
+  return until(() => attaching.size === (except && attaching.has(except) ? 1 : 0));
 }
 
 /** How a control client attaches. */
@@ -200,7 +190,7 @@ export function spawnControlClient(
   }
   spawnStats.started++;
   // The child's own entry first, so the count never drops to zero between.
-  track(child);
+  attaching.add(child);
   slot.release();
   // A client that ends before attaching is no longer at risk.
   void child.status.finally(() => markAttached(child));
