@@ -11,7 +11,7 @@
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { startCommand, TmuxFixture } from "../tests/harness.ts";
+import { serverArgv, TmuxFixture } from "../tests/harness.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const RUNS = Number(Deno.args[0] ?? 10);
@@ -44,7 +44,7 @@ function summary(samples: number[]): string {
 const fixture = await TmuxFixture.start();
 try {
   const socket = ["-S", fixture.socketPath];
-  const direct = startCommand().map((part) => (part === "main.ts" ? `${ROOT}main.ts` : part));
+  const direct = serverArgv();
   const ways: [string, string, string[]][] = [
     ["deno task start", Deno.execPath(), ["task", "start", ...socket]],
     [direct.join(" "), Deno.execPath(), [...direct.slice(1), ...socket]],

@@ -31,7 +31,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { FIXTURE_SHELL, startCommand, TmuxFixture } from "../tests/harness.ts";
+import { FIXTURE_SHELL, serverArgv, TmuxFixture } from "../tests/harness.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const CALLS = Number(Deno.args[0] ?? 200);
@@ -81,19 +81,10 @@ async function spawnServer(
   args: string[],
   extraFlags: string[] = [],
 ): Promise<Server> {
-  const [command, ...flags] = startCommand();
-  const at = flags.indexOf("main.ts");
+  const [command, ...flags] = serverArgv(extraFlags);
   const transport = new StdioClientTransport({
     command,
-    args: [
-      ...flags.slice(0, at),
-      ...extraFlags,
-      `${ROOT}main.ts`,
-      ...flags.slice(at + 1),
-      "-S",
-      socketPath,
-      ...args,
-    ],
+    args: [...flags, "-S", socketPath, ...args],
     cwd: ROOT,
     env: {
       PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",

@@ -6,7 +6,7 @@
  */
 
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
-import { type Session, withServer } from "./harness.ts";
+import { childProcesses, type Session, withServer } from "./harness.ts";
 
 interface ChannelResult {
   channel: string;
@@ -21,11 +21,9 @@ const BOUND_MS = 20_000;
 
 /** Child processes of the server whose arguments include `word` (ps reads /proc for us). */
 async function childrenWith(serverPid: number, word: string): Promise<number[]> {
-  const out = await new Deno.Command("ps", { args: ["-A", "-o", "pid=,ppid=,args="] }).output();
-  return new TextDecoder().decode(out.stdout).split("\n")
-    .map((line) => line.trim().split(/\s+/))
-    .filter((f) => f.length >= 3 && Number(f[1]) === serverPid && f.slice(2).includes(word))
-    .map((f) => Number(f[0]));
+  return (await childProcesses(serverPid))
+    .filter((p) => p.args.split(/\s+/).includes(word))
+    .map((p) => p.pid);
 }
 
 /** Resolves once the server runs a `tmux wait-for` child (the wait is in place). */

@@ -9,7 +9,7 @@
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { type ProcessRow, processTable, startCommand, TmuxFixture } from "./harness.ts";
+import { type ProcessRow, processTable, serverArgv, serverEnv, TmuxFixture } from "./harness.ts";
 
 /** mulberry32: a tiny seeded PRNG, so a failing sweep can be replayed exactly. */
 export function mulberry32(seed: number): () => number {
@@ -233,18 +233,12 @@ export async function startServerWithFlags(
   denoFlags: string[],
   args: string[],
 ): Promise<FlaggedServer> {
-  const [command, ...flags] = startCommand();
-  const root = new URL("../", import.meta.url).pathname;
-  const at = flags.indexOf("main.ts");
+  const [command, ...flags] = serverArgv(denoFlags);
   const transport = new StdioClientTransport({
     command,
-    args: [...flags.slice(0, at), ...denoFlags, `${root}main.ts`, ...flags.slice(at + 1), ...args],
-    cwd: root,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      HOME: Deno.env.get("HOME") ?? "/tmp",
-      DENO_DIR: Deno.env.get("DENO_DIR") ?? "",
-    },
+    args: [...flags, ...args],
+    cwd: new URL("../", import.meta.url).pathname,
+    env: serverEnv({ DENO_DIR: Deno.env.get("DENO_DIR") ?? "" }),
     stderr: "pipe",
   });
   let stderr = "";

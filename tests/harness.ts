@@ -17,6 +17,45 @@ export function startCommand(): string[] {
   return config.tasks.start.split(/\s+/).filter((part) => part !== "");
 }
 
+/**
+ * The start task's argv with main.ts made absolute and `denoFlags` (an extra
+ * --allow-run, --v8-flags) put before it: what tests and benchmarks spawn.
+ */
+export function serverArgv(denoFlags: string[] = []): string[] {
+  const argv = startCommand();
+  const at = argv.indexOf("main.ts");
+  return [...argv.slice(0, at), ...denoFlags, `${ROOT}main.ts`, ...argv.slice(at + 1)];
+}
+
+/** The minimal environment a server is spawned with (a client passes little more). */
+export function serverEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    HOME: Deno.env.get("HOME") ?? "/tmp",
+    ...extra,
+  };
+}
+
+/**
+ * Spawns the server process itself (no client): `args` after main.ts, stdin
+ * and stdout piped, for tests that speak the wire or watch the process.
+ */
+export function spawnServerProcess(
+  args: string[],
+  options: { env?: Record<string, string>; stderr?: "piped" | "null" } = {},
+): Deno.ChildProcess {
+  const [command, ...flags] = serverArgv();
+  return new Deno.Command(command, {
+    args: [...flags, ...args],
+    cwd: ROOT,
+    env: serverEnv(options.env),
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: options.stderr ?? "piped",
+  }).spawn();
+}
+
 /** Runs tmux against `socketPath`; resolves with stdout, throws with stderr on failure. */
 export async function tmuxAt(socketPath: string, ...args: string[]): Promise<string> {
   const out = await new Deno.Command("tmux", {
@@ -161,22 +200,13 @@ export async function startServer(
   socketPath: string | null,
   options: ServerOptions = {},
 ): Promise<Session> {
-  const [command, ...flags] = startCommand();
+  const [command, ...flags] = serverArgv();
   const socketArgs = socketPath ? ["-S", socketPath] : [];
   const transport = new StdioClientTransport({
     command,
-    args: [
-      ...flags.map((f) => (f === "main.ts" ? `${ROOT}main.ts` : f)),
-      ...socketArgs,
-      ...(options.args ?? []),
-    ],
+    args: [...flags, ...socketArgs, ...(options.args ?? [])],
     cwd: ROOT,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      HOME: Deno.env.get("HOME") ?? "/tmp",
-      DENO_DIR: Deno.env.get("DENO_DIR") ?? "",
-      ...options.env,
-    },
+    env: serverEnv({ DENO_DIR: Deno.env.get("DENO_DIR") ?? "", ...options.env }),
     stderr: "pipe",
   });
   let stderr = "";
@@ -243,6 +273,11 @@ export async function processTable(): Promise<ProcessRow[]> {
     const match = line.match(/^\s*(\d+)\s+(\d+)\s+(.*)$/);
     return match ? [{ pid: Number(match[1]), ppid: Number(match[2]), args: match[3] }] : [];
   });
+}
+
+/** The processes whose parent is `parent`. */
+export async function childProcesses(parent: number): Promise<ProcessRow[]> {
+  return (await processTable()).filter((p) => p.ppid === parent);
 }
 
 /** The transports a server can run with. */

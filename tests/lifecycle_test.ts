@@ -1,26 +1,11 @@
 /** The process contract (CONTRACT §1): one stderr line, clean exit on stdin EOF, start-up failures. */
 
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
-import { processTable, startCommand, TmuxFixture } from "./harness.ts";
-
-const ROOT = new URL("../", import.meta.url).pathname;
+import { processTable, spawnServerProcess, TmuxFixture } from "./harness.ts";
 
 /** Spawns the server with the shipped flags and `args`; stdin stays open until closed. */
 function spawnServer(args: string[], env: Record<string, string> = {}) {
-  const [command, ...flags] = startCommand();
-  return new Deno.Command(command, {
-    args: [...flags.map((f) => (f === "main.ts" ? `${ROOT}main.ts` : f)), ...args],
-    cwd: ROOT,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      HOME: Deno.env.get("HOME") ?? "/tmp",
-      ...env,
-    },
-    clearEnv: true,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  return spawnServerProcess(args, { env });
 }
 
 /** Processes whose command line mentions `needle`. */

@@ -11,7 +11,14 @@ import {
   ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
-import { type Session, startCommand, TmuxFixture, withServer } from "./harness.ts";
+import {
+  childProcesses,
+  processTable,
+  type Session,
+  spawnServerProcess,
+  TmuxFixture,
+  withServer,
+} from "./harness.ts";
 
 /** Failure bound of every wait on a notification: generous for a loaded 2-core machine. */
 const BOUND_MS = 20_000;
@@ -104,12 +111,8 @@ async function readText(session: Session, uri: string): Promise<string> {
 
 /** `tmux -C` clients on `socketPath` that are children of the server process. */
 async function controlClients(session: Session, socketPath: string): Promise<string[]> {
-  const out = await new Deno.Command("ps", { args: ["-A", "-o", "pid=,ppid=,args="] }).output();
-  const pid = session.transport.pid;
-  return new TextDecoder().decode(out.stdout).split("\n")
-    .map((line) => line.trim().split(/\s+/))
-    .filter((f) => f.length >= 3 && Number(f[1]) === pid)
-    .map((f) => f.slice(2).join(" "))
+  return (await childProcesses(session.transport.pid!))
+    .map((p) => p.args)
     .filter((args) => args.includes(socketPath) && / -C /.test(args));
 }
 
@@ -438,14 +441,8 @@ for (const transport of ["control", "process"]) {
 
 /** The pid of the server's listen-only client (read-only, no-output), if running. */
 async function listenerPid(session: Session, socketPath: string): Promise<number | undefined> {
-  const out = await new Deno.Command("ps", { args: ["-A", "-o", "pid=,ppid=,args="] }).output();
-  const line = new TextDecoder().decode(out.stdout).split("\n")
-    .map((l) => l.trim().split(/\s+/))
-    .find((f) =>
-      Number(f[1]) === session.transport.pid && f.join(" ").includes(socketPath) &&
-      f.join(" ").includes("read-only,no-output")
-    );
-  return line ? Number(line[0]) : undefined;
+  return (await childProcesses(session.transport.pid!))
+    .find((p) => p.args.includes(socketPath) && p.args.includes("read-only,no-output"))?.pid;
 }
 
 Deno.test("resources (control): the topology subscription outlives its pane, and a killed session under a stalled listener does not crash tmux", async () => {
@@ -493,17 +490,7 @@ Deno.test("resources: stdin EOF exits 0 promptly with a live subscription and le
   const fx = await TmuxFixture.start();
   try {
     const pane = await firstPane(fx);
-    const [command, ...flags] = startCommand();
-    const root = new URL("../", import.meta.url).pathname;
-    const child = new Deno.Command(command, {
-      args: [...flags.map((f) => (f === "main.ts" ? `${root}main.ts` : f)), "-S", fx.socketPath],
-      cwd: root,
-      env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: Deno.env.get("HOME") ?? "/tmp" },
-      clearEnv: true,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
+    const child = spawnServerProcess(["-S", fx.socketPath], { stderr: "null" });
     const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
     let buffered = "";
     const reply = async (id: number) => {
@@ -545,9 +532,8 @@ Deno.test("resources: stdin EOF exits 0 promptly with a live subscription and le
     assertEquals(status.code, 0);
     const elapsed = performance.now() - started;
     assert(elapsed < 10_000, `exit took ${elapsed} ms`);
-    const out = await new Deno.Command("ps", { args: ["-A", "-o", "args="] }).output();
-    const left = new TextDecoder().decode(out.stdout).split("\n")
-      .filter((line) => line.includes(fx.socketPath) && / -C /.test(line));
+    const left = (await processTable()).map((p) => p.args)
+      .filter((args) => args.includes(fx.socketPath) && / -C /.test(args));
     assertEquals(left, [], "no control client left behind");
   } finally {
     await fx.close();

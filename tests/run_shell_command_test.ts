@@ -7,7 +7,7 @@
  */
 
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
-import { type Session, startServer, TmuxFixture, withServer } from "./harness.ts";
+import { childProcesses, type Session, startServer, TmuxFixture, withServer } from "./harness.ts";
 import {
   buildFrame,
   INLINE_LIMIT,
@@ -243,15 +243,9 @@ Deno.test("run_shell_command: timeout leaves the command running; the pane takes
  * (Deno reads /proc only with --allow-all, which the test task does not grant).
  */
 async function waitForChildren(parent: number): Promise<number[]> {
-  const out = await new Deno.Command("ps", {
-    args: ["-o", "pid=,args=", "--ppid", String(parent)],
-    stdout: "piped",
-    stderr: "null",
-  }).output();
-  // ps exits 1 when the parent has no children at all.
-  return new TextDecoder().decode(out.stdout).split("\n")
-    .filter((line) => / wait-for /.test(line))
-    .map((line) => Number(line.trim().split(/\s+/)[0]));
+  return (await childProcesses(parent))
+    .filter((p) => / wait-for /.test(p.args))
+    .map((p) => p.pid);
 }
 
 /** Resolves once `check` holds; fails after `ms` (a failure bound, not a pace). */

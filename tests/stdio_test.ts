@@ -6,10 +6,9 @@
  */
 
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
-import { startCommand, TmuxFixture } from "./harness.ts";
+import { spawnServerProcess, TmuxFixture } from "./harness.ts";
 import { DenoStdioTransport, LineSplitter } from "../mcp/stdio.ts";
 
-const ROOT = new URL("../", import.meta.url).pathname;
 const encode = (text: string) => new TextEncoder().encode(text);
 
 Deno.test("LineSplitter: lines across chunks, CRLF, a character split between chunks", () => {
@@ -100,16 +99,7 @@ Deno.test("DenoStdioTransport: messages in, garbage reported, whole lines out, E
 
 /** The server over raw stdio: write bytes, read answer lines by id. */
 function rawServer(socketPath: string) {
-  const [command, ...flags] = startCommand();
-  const child = new Deno.Command(command, {
-    args: [...flags.map((f) => (f === "main.ts" ? `${ROOT}main.ts` : f)), "-S", socketPath],
-    cwd: ROOT,
-    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: Deno.env.get("HOME") ?? "/tmp" },
-    clearEnv: true,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = spawnServerProcess(["-S", socketPath]);
   const writer = child.stdin.getWriter();
   const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let pending = "";

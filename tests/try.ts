@@ -10,7 +10,7 @@
  * @module
  */
 
-import { type Session, startCommand, startServer, TmuxFixture } from "./harness.ts";
+import { serverArgv, type Session, startServer, TmuxFixture } from "./harness.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const started = performance.now();
@@ -68,7 +68,7 @@ async function tour(fixture: TmuxFixture): Promise<void> {
     "/bin/sh",
   );
   say("   its panes run /bin/sh, so your shell's start-up files do not slow the tour");
-  const command = [...startCommand().map((part) => part === "main.ts" ? `${ROOT}main.ts` : part)];
+  const command = serverArgv();
   say(`2. Starting the server the way an MCP client does, over stdio:`);
   say(`   ${[...command, "-S", fixture.socketPath].join(" ")}`);
   const session = await startServer(fixture.socketPath);

@@ -10,7 +10,7 @@
 
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
-import { type Session, startServer, TmuxFixture } from "./harness.ts";
+import { childProcesses, type Session, startServer, TmuxFixture } from "./harness.ts";
 import { logicalLines } from "../mcp/wait_text.ts";
 import { Tmux } from "../tmux/client.ts";
 import { liveWatchClients, watchPaneOutput } from "../tmux/output_watch.ts";
@@ -97,11 +97,9 @@ async function type(fixture: TmuxFixture, pane: string, command: string): Promis
 
 /** tmux child processes of the server (ps reads /proc; Deno's test flags cannot). */
 async function tmuxChildren(serverPid: number): Promise<string[]> {
-  const out = await new Deno.Command("ps", { args: ["-A", "-o", "pid=,ppid=,args="] }).output();
-  return new TextDecoder().decode(out.stdout).split("\n")
-    .map((line) => line.trim().split(/\s+/))
-    .filter((f) => f.length >= 3 && Number(f[1]) === serverPid && /tmux/.test(f[2]))
-    .map((f) => `${f[0]} ${f.slice(2).join(" ")}`);
+  return (await childProcesses(serverPid))
+    .filter((p) => /tmux/.test(p.args.split(/\s+/)[0]))
+    .map((p) => `${p.pid} ${p.args}`);
 }
 
 Deno.test("wait_for_text: text already on screen never matches, even \\S; timeout is clamped", async () => {
