@@ -69,24 +69,11 @@ async function run(transport: "control" | "process") {
     () => deliver("list_changed"),
   );
   try {
-    const pane = await fixture.tmux(
-      "new-window",
-      "-P",
-      "-F",
-      "#{pane_id}",
-      "-t",
-      "main:",
-      "bash --norc --noprofile",
-    );
-    await fixture.runInPane(pane, "true");
-    await fixture.tmux(
-      "send-keys",
-      "-t",
+    const pane = await fixture.shellPane();
+    await fixture.typeLine(
       pane,
-      "-l",
       `while tmux -S '${fixture.socketPath}' wait-for go; do printf 'T %s\\n' "$EPOCHREALTIME"; done`,
     );
-    await fixture.tmux("send-keys", "-t", pane, "Enter");
 
     await session.client.listResources();
     // With the process transport nobody listens while nothing is subscribed.

@@ -48,13 +48,7 @@ interface Row {
 
 async function measure(transport: "control" | "process"): Promise<Row> {
   const fixture = await TmuxFixture.start();
-  const pane = await fixture.tmux(
-    "new-window",
-    "-P",
-    "-F",
-    "#{pane_id}",
-    "bash --norc --noprofile",
-  );
+  const pane = await fixture.shellPane();
   const session = await startServer(fixture.socketPath, { args: ["--transport", transport] });
   try {
     const totals: number[] = [];

@@ -32,25 +32,12 @@ async function run(transport: "control" | "process") {
   const armings: number[] = [];
   const mechanisms = new Set<string>();
   try {
-    const pane = await fixture.tmux(
-      "new-window",
-      "-P",
-      "-F",
-      "#{pane_id}",
-      "-t",
-      "main:",
-      "bash --norc --noprofile",
-    );
-    await fixture.runInPane(pane, "true");
-    await fixture.tmux(
-      "send-keys",
-      "-t",
+    const pane = await fixture.shellPane();
+    await fixture.typeLine(
       pane,
-      "-l",
       `i=0; while tmux -S '${fixture.socketPath}' wait-for go; do i=$((i+1)); ` +
         `printf 'MARK %s %s\\n' "$i" "$EPOCHREALTIME"; done`,
     );
-    await fixture.tmux("send-keys", "-t", pane, "Enter");
     for (let trial = 1; trial <= TRIALS; trial++) {
       let armed: () => void = () => {};
       const isArmed = new Promise<void>((resolve) => (armed = resolve));
@@ -119,17 +106,11 @@ async function floors() {
     stderr: "null",
   }).spawn();
   try {
-    const pane = await fixture.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
-    await fixture.tmux("respawn-pane", "-k", "-t", pane, "bash --norc --noprofile");
-    await fixture.runInPane(pane, "true");
-    await fixture.tmux(
-      "send-keys",
-      "-t",
+    const pane = await fixture.shellPane();
+    await fixture.typeLine(
       pane,
-      "-l",
       `while tmux -S '${fixture.socketPath}' wait-for go; do printf 'MARK %s\\n' "$EPOCHREALTIME"; done`,
     );
-    await fixture.tmux("send-keys", "-t", pane, "Enter");
     const reader = client.stdout.pipeThrough(new TextDecoderStream()).getReader();
     let buffer = "";
     for (let trial = 0; trial < TRIALS; trial++) {

@@ -120,19 +120,25 @@ export class TmuxFixture {
     return tmuxAt(this.socketPath, ...args);
   }
 
-  /** Types `text` and Enter into `pane` and waits until the shell signals `channel`. */
+  /** Types `command` and Enter into `pane` and waits until the shell has run it. */
   async runInPane(pane: string, command: string): Promise<void> {
     const channel = `t${crypto.randomUUID().slice(0, 8)}`;
     const waiting = this.tmux("wait-for", channel);
-    await this.tmux(
-      "send-keys",
-      "-t",
-      pane,
-      "-l",
-      `${command}; tmux -S '${this.socketPath}' wait-for -S ${channel}`,
-    );
-    await this.tmux("send-keys", "-t", pane, "Enter");
+    await this.typeLine(pane, `${command}; tmux -S '${this.socketPath}' wait-for -S ${channel}`);
     await waiting;
+  }
+
+  /** Types `line` and Enter into `pane`, without waiting for what it starts. */
+  async typeLine(pane: string, line: string): Promise<void> {
+    await this.tmux("send-keys", "-t", pane, "-l", line);
+    await this.tmux("send-keys", "-t", pane, "Enter");
+  }
+
+  /** Opens a window in `main` running the fixture shell; resolves with its pane once the shell answers. */
+  async shellPane(): Promise<string> {
+    const pane = await this.tmux("new-window", "-P", "-F", "#{pane_id}", "-t", "main:");
+    await this.runInPane(pane, "true");
+    return pane;
   }
 
   /** Kills the server (if any) and removes the directory. */
