@@ -50,17 +50,20 @@ export function assertThrows(
   throw new Error(`expected ${type.name} to be thrown`);
 }
 
-/** Fails unless the promise rejects. */
-export async function assertRejects(fn: () => Promise<unknown>, part?: string): Promise<void> {
+/** The text of the error `fn` rejects with; fails when it resolves. */
+export async function rejection(fn: () => Promise<unknown>): Promise<string> {
   try {
     await fn();
   } catch (error) {
-    if (part && !String(error).includes(part)) {
-      throw new Error(
-        `expected the rejection to include ${JSON.stringify(part)}, got ${String(error)}`,
-      );
-    }
-    return;
+    return String(error);
   }
   throw new Error("expected a rejection");
+}
+
+/** Fails unless the promise rejects (with an error mentioning `part`, when given). */
+export async function assertRejects(fn: () => Promise<unknown>, part?: string): Promise<void> {
+  const text = await rejection(fn);
+  if (part && !text.includes(part)) {
+    throw new Error(`expected the rejection to include ${JSON.stringify(part)}, got ${text}`);
+  }
 }

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { assert, assertEquals } from "./assert.ts";
 import { Tmux } from "../tmux/client.ts";
 import {
   handshaking,
@@ -21,16 +22,6 @@ import { spawnStats, spawnTmux } from "../tmux/spawn.ts";
 const decoder = new TextDecoder();
 /** Failure bound of anything a test waits for; never a synchronisation device. */
 const BOUND_MS = 20_000;
-
-function assert(condition: unknown, message: string): asserts condition {
-  if (!condition) throw new Error(message);
-}
-
-function assertEquals<T>(actual: T, expected: T, message = "values differ"): void {
-  const a = JSON.stringify(actual);
-  const e = JSON.stringify(expected);
-  if (a !== e) throw new Error(`${message}: expected ${e}, got ${a}`);
-}
 
 async function assertRejects(promise: Promise<unknown>, kind: string): Promise<TmuxError> {
   try {

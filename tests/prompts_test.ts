@@ -12,7 +12,7 @@ import { buildInstructions, INSTRUCTIONS_MAX_BYTES } from "../mcp/instructions.t
 import { parseWindows, Prompts } from "../mcp/prompts.ts";
 import { parseSettings } from "../mcp/settings.ts";
 import { selectTools, type Toolset, TOOLSETS } from "../mcp/toolsets.ts";
-import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
+import { assert, assertEquals, assertStringIncludes, rejection } from "./assert.ts";
 import { type Session, TmuxFixture, withServer } from "./harness.ts";
 
 const TOOL_NAMES = CATALOG.map((tool) => tool.name);
@@ -117,15 +117,6 @@ async function promptText(s: Session, name: string, args: Record<string, string>
   assertEquals(result.messages.length, 1);
   assertEquals(result.messages[0].role, "user");
   return (result.messages[0].content as { text: string }).text;
-}
-
-async function rejection(fn: () => Promise<unknown>): Promise<string> {
-  try {
-    await fn();
-  } catch (error) {
-    return String(error);
-  }
-  throw new Error("expected a rejection");
 }
 
 Deno.test("prompts: listed with their arguments and rendered with them over MCP", async () => {

@@ -10,7 +10,7 @@ import {
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
+import { assert, assertEquals, assertStringIncludes, rejection } from "./assert.ts";
 import {
   childProcesses,
   processTable,
@@ -81,16 +81,6 @@ class Notifications {
       clearTimeout(timer);
     }
   }
-}
-
-/** The text of the error `fn` rejects with; fails when it resolves. */
-async function rejection(fn: () => Promise<unknown>): Promise<string> {
-  try {
-    await fn();
-  } catch (error) {
-    return String(error);
-  }
-  throw new Error("expected a rejection");
 }
 
 const updatedOf = (uri: string) => (s: Seen) => s.kind === "updated" && s.uri === uri;
