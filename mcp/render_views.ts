@@ -2,8 +2,8 @@
  * The text block of the list tools: one line per session, window or pane
  * with every field of its view, for clients that show the model text rather
  * than structured content. A line reads `key=value`, with flags named only
- * when set and unknown values (null) left out; it is about a third of the
- * JSON's size, which a model pays for in tokens and the pipe in time.
+ * when set and unknown values (null) left out; it is about half the JSON's
+ * size, which a model pays for in tokens and the pipe in time.
  *
  * @module
  */

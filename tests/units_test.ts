@@ -225,6 +225,16 @@ Deno.test("list text: one line per item, every known field, flags only when set,
   assert(!lines[2].includes("command=") && !lines[2].includes("pid="), "unknown values left out");
   assert(!/ active\b/.test(lines[2]), "a flag that is not set is not named");
   assertEquals(renderPanes([]), "0 panes");
+  // The size claim of README and the module: 32 ordinary panes take about half their JSON.
+  const ordinary = Array.from({ length: 32 }, (_, i) => ({
+    ...pane,
+    paneId: `%${i}`,
+    title: "build-host",
+    currentPath: "/srv/app",
+    pid: 4242,
+  }));
+  const ratio = renderPanes(ordinary).length / JSON.stringify({ panes: ordinary }).length;
+  assert(ratio < 0.55, `text is ${Math.round(ratio * 100)}% of the JSON`);
   assertEquals(
     renderSessions([{
       sessionId: "$0",
