@@ -64,7 +64,6 @@ const HANDLER_CAPABILITY: Record<string, keyof ServerCapabilities> = {
 export class ProtocolServer extends Protocol<ServerRequest, ServerNotification, ServerResult> {
   readonly #info: Implementation;
   readonly #options: ProtocolServerOptions;
-  #clientInfo: Implementation | undefined;
 
   /** A server named by `info`, announcing `options`. */
   constructor(info: Implementation, options: ProtocolServerOptions) {
@@ -78,14 +77,8 @@ export class ProtocolServer extends Protocol<ServerRequest, ServerNotification, 
   /** Called when the client says initialization is complete. */
   oninitialized?: () => void;
 
-  /** The client's name and version from its initialize request, once received. */
-  get clientInfo(): Implementation | undefined {
-    return this.#clientInfo;
-  }
-
   #initialize(request: InitializeRequest): InitializeResult {
     const requested = request.params.protocolVersion;
-    this.#clientInfo = request.params.clientInfo;
     return {
       protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
         ? requested

@@ -18,7 +18,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
 /** The longest line accepted, as the SDK's own transport (10 MiB). */
-export const MAX_LINE_BYTES = 10 * 1024 * 1024;
+const MAX_LINE_BYTES = 10 * 1024 * 1024;
 
 const NEWLINE = 0x0a;
 
@@ -89,6 +89,7 @@ export class LineSplitter {
 }
 
 const decoder = new TextDecoder();
+const encoder = new TextEncoder();
 
 function decodeLine(bytes: Uint8Array): string {
   const end = bytes.length > 0 && bytes[bytes.length - 1] === 0x0d
@@ -167,7 +168,7 @@ export class DenoStdioTransport implements Transport {
 
   /** Writes one message as a line; messages go out whole and in order. */
   send(message: JSONRPCMessage): Promise<void> {
-    const bytes = new TextEncoder().encode(JSON.stringify(message) + "\n");
+    const bytes = encoder.encode(JSON.stringify(message) + "\n");
     const written = this.#writing.then(() => this.#writeAll(bytes));
     // A failed write must not stop the ones queued after it.
     this.#writing = written.catch(() => {});

@@ -26,7 +26,7 @@ let loudInFlight = 0;
 const wakers = new Set<() => void>();
 
 /** Longest wait for the other side (attaches, or commands in flight) before going anyway. */
-export const HANDSHAKE_WAIT_MS = 3_000;
+const HANDSHAKE_WAIT_MS = 3_000;
 
 /**
  * Commands after which tmux notifies no control client: reads and waits.
