@@ -20,13 +20,10 @@ import {
   ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { startServer, TmuxFixture } from "../tests/harness.ts";
+import { quantile } from "./stats.ts";
 
 const TRIALS = 20;
 const BOUND_MS = 10_000;
-
-function quantile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
-}
 
 function summary(values: number[]): string {
   const sorted = [...values].sort((a, b) => a - b);

@@ -14,15 +14,11 @@
  */
 
 import { startServer, TmuxFixture } from "../tests/harness.ts";
+import { median } from "./stats.ts";
 
 const RUNS = 30;
 const WARMUP = 3;
 const GOAL_MS = 50;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
 
 /** The command's own time in ms: `true` timed by the pane's bash itself. */
 async function ownTimeMs(fixture: TmuxFixture, pane: string): Promise<number> {

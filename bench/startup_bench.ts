@@ -12,6 +12,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { serverArgv, TmuxFixture } from "../tests/harness.ts";
+import { median } from "./stats.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const RUNS = Number(Deno.args[0] ?? 10);
@@ -34,9 +35,7 @@ async function timeToInitialize(command: string, args: string[]): Promise<number
 
 function summary(samples: number[]): string {
   const sorted = [...samples].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  const median = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-  return `median ${median.toFixed(0)} ms (min ${sorted[0].toFixed(0)}, max ${
+  return `median ${median(samples).toFixed(0)} ms (min ${sorted[0].toFixed(0)}, max ${
     sorted.at(-1)!.toFixed(0)
   }, n=${sorted.length})`;
 }

@@ -32,6 +32,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { FIXTURE_SHELL, serverArgv, TmuxFixture } from "../tests/harness.ts";
+import { rssKiB } from "../tests/hardening.ts";
+import { median, quantile } from "./stats.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const CALLS = Number(Deno.args[0] ?? 200);
@@ -66,13 +68,6 @@ async function readProc(path: string): Promise<string> {
   const out = await new Deno.Command("cat", { args: [path], stdout: "piped" }).output();
   if (out.code !== 0) throw new Error(`cannot read ${path}`);
   return new TextDecoder().decode(out.stdout);
-}
-
-async function rssKiB(pid: number): Promise<number> {
-  const status = await readProc(`/proc/${pid}/status`);
-  const match = status.match(/^VmRSS:\s+(\d+) kB$/m);
-  if (!match) throw new Error(`no VmRSS in /proc/${pid}/status`);
-  return Number(match[1]);
 }
 
 /** Spawns the server with the start task's flags (plus `extraFlags` before main.ts). */
@@ -118,18 +113,6 @@ async function timedCall(server: Server, name: string, args: Record<string, unkn
   server.calls++;
   if (RSS_SAMPLES.includes(server.calls)) server.rss.set(server.calls, await rssKiB(server.pid));
   return elapsed;
-}
-
-function quantile(samples: number[], q: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  // Nearest rank: the smallest sample with at least q of all samples at or below it.
-  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
-}
-
-function median(samples: number[]): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 async function loadAverage(): Promise<string> {

@@ -18,12 +18,9 @@
 
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { startServer, TmuxFixture } from "../tests/harness.ts";
+import { quantile } from "./stats.ts";
 
 const TRIALS = 50;
-
-function quantile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
-}
 
 async function run(transport: "control" | "process") {
   const fixture = await TmuxFixture.start({ width: 100, height: 30 });
