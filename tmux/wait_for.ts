@@ -36,15 +36,6 @@ const RELEASE_GRACE_MS = 2_000;
 /** Channel names tmux-mcp accepts (CONTRACT §6). */
 export const CHANNEL_NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
 
-// Waits in flight, for diagnostics. (spawnTmux adopts the waiter process, so
-// none outlives this process.)
-const live = new Set<AbortController>();
-
-/** Number of `tmux wait-for` processes this process is waiting on now. */
-export function liveWaits(): number {
-  return live.size;
-}
-
 /**
  * Waits until `channel` is signalled (`tmux wait-for -S`) or `timeoutMs`
  * passes. tmux also ends a waiter when its server exits; that is reported as
@@ -80,7 +71,6 @@ export async function waitForChannel(
   const timer = setTimeout(() => end("timeout"), Math.max(0, options.timeoutMs));
   const onAbort = () => end("cancelled");
   options.signal?.addEventListener("abort", onAbort, { once: true });
-  live.add(kill);
   let code: number;
   let stderr: Uint8Array;
   try {
@@ -100,7 +90,6 @@ export async function waitForChannel(
   } finally {
     clearTimeout(timer);
     clearTimeout(grace);
-    live.delete(kill);
     options.signal?.removeEventListener("abort", onAbort);
   }
   if (ended === "cancelled") throw cancelledWait();
