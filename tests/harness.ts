@@ -56,6 +56,62 @@ export function spawnServerProcess(
   }).spawn();
 }
 
+/** A server spoken to on the raw wire: bytes in, JSON-RPC answers out by id. */
+export interface RawServer {
+  /** The server process. */
+  child: Deno.ChildProcess;
+  /** Writes `text` to stdin, `pieceSize` bytes per write. */
+  write(text: string, pieceSize?: number): Promise<void>;
+  /** Writes one JSON-RPC message (`jsonrpc` added) as a line. */
+  send(message: Record<string, unknown>): Promise<void>;
+  /** The answer to request `id`, once it arrives. */
+  answer(id: number): Promise<Record<string, unknown>>;
+  /** Closes stdin (the client going away) and stops reading stdout. */
+  hangUp(): Promise<void>;
+}
+
+/** Spawns the server (as {@link spawnServerProcess}) for a test that speaks the wire itself. */
+export function rawServer(
+  args: string[],
+  options: { stderr?: "piped" | "null" } = {},
+): RawServer {
+  const child = spawnServerProcess(args, options);
+  const writer = child.stdin.getWriter();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const encoder = new TextEncoder();
+  let pending = "";
+  const answers = new Map<number, Record<string, unknown>>();
+  const write = async (text: string, pieceSize = Infinity) => {
+    const bytes = encoder.encode(text);
+    for (let at = 0; at < bytes.length; at += pieceSize) {
+      await writer.write(bytes.subarray(at, Math.min(at + pieceSize, bytes.length)));
+    }
+  };
+  return {
+    child,
+    write,
+    send: (message) => write(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\n"),
+    async answer(id) {
+      while (!answers.has(id)) {
+        const { value, done } = await lines.read();
+        if (done) throw new Error(`stdout ended before the answer to ${id}`);
+        pending += value;
+        let at;
+        while ((at = pending.indexOf("\n")) >= 0) {
+          const message = JSON.parse(pending.slice(0, at));
+          pending = pending.slice(at + 1);
+          if (typeof message.id === "number") answers.set(message.id, message);
+        }
+      }
+      return answers.get(id)!;
+    },
+    async hangUp() {
+      await writer.close();
+      await lines.cancel();
+    },
+  };
+}
+
 /** Runs tmux against `socketPath`; resolves with stdout, throws with stderr on failure. */
 export async function tmuxAt(socketPath: string, ...args: string[]): Promise<string> {
   const out = await new Deno.Command("tmux", {

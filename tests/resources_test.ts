@@ -14,8 +14,8 @@ import { assert, assertEquals, assertStringIncludes, rejection } from "./assert.
 import {
   childProcesses,
   processTable,
+  rawServer,
   type Session,
-  spawnServerProcess,
   TmuxFixture,
   withServer,
 } from "./harness.ts";
@@ -480,23 +480,8 @@ Deno.test("resources: stdin EOF exits 0 promptly with a live subscription and le
   const fx = await TmuxFixture.start();
   try {
     const pane = await firstPane(fx);
-    const child = spawnServerProcess(["-S", fx.socketPath], { stderr: "null" });
-    const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    let buffered = "";
-    const reply = async (id: number) => {
-      while (true) {
-        for (const line of buffered.split("\n").slice(0, -1)) {
-          if (JSON.parse(line).id === id) return JSON.parse(line);
-        }
-        const { value, done } = await lines.read();
-        if (done) throw new Error("the server closed stdout");
-        buffered += value;
-      }
-    };
-    const writer = child.stdin.getWriter();
-    const send = (message: Record<string, unknown>) =>
-      writer.write(new TextEncoder().encode(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\n"));
-    await send({
+    const server = rawServer(["-S", fx.socketPath], { stderr: "null" });
+    await server.send({
       id: 1,
       method: "initialize",
       params: {
@@ -505,19 +490,18 @@ Deno.test("resources: stdin EOF exits 0 promptly with a live subscription and le
         clientInfo: { name: "t", version: "0" },
       },
     });
-    await reply(1);
-    await send({ method: "notifications/initialized" });
-    await send({ id: 2, method: "resources/subscribe", params: { uri: contentUri(pane) } });
-    assertEquals((await reply(2)).result, {});
+    await server.answer(1);
+    await server.send({ method: "notifications/initialized" });
+    await server.send({ id: 2, method: "resources/subscribe", params: { uri: contentUri(pane) } });
+    assertEquals((await server.answer(2)).result, {});
     const started = performance.now();
-    await writer.close();
+    await server.hangUp();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const status = await Promise.race([
-      child.status,
+      server.child.status,
       new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), BOUND_MS))),
     ]);
     clearTimeout(timer);
-    await lines.cancel().catch(() => {});
     assert(status !== null, "the server exited on stdin EOF");
     assertEquals(status.code, 0);
     const elapsed = performance.now() - started;

@@ -6,7 +6,7 @@
  */
 
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
-import { spawnServerProcess, TmuxFixture } from "./harness.ts";
+import { rawServer, TmuxFixture } from "./harness.ts";
 import { DenoStdioTransport, LineSplitter } from "../mcp/stdio.ts";
 
 const encode = (text: string) => new TextEncoder().encode(text);
@@ -97,49 +97,10 @@ Deno.test("DenoStdioTransport: messages in, garbage reported, whole lines out, E
   assertEquals(t.closed(), 1);
 });
 
-/** The server over raw stdio: write bytes, read answer lines by id. */
-function rawServer(socketPath: string) {
-  const child = spawnServerProcess(["-S", socketPath]);
-  const writer = child.stdin.getWriter();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let pending = "";
-  const answers = new Map<number, Record<string, unknown>>();
-  async function answer(id: number): Promise<Record<string, unknown>> {
-    while (!answers.has(id)) {
-      const { value, done } = await lines.read();
-      if (done) throw new Error(`stdout ended before the answer to ${id}`);
-      pending += value;
-      let at;
-      while ((at = pending.indexOf("\n")) >= 0) {
-        const message = JSON.parse(pending.slice(0, at));
-        pending = pending.slice(at + 1);
-        if (typeof message.id === "number") answers.set(message.id, message);
-      }
-    }
-    return answers.get(id)!;
-  }
-  return {
-    async write(text: string, pieceSize = Infinity) {
-      const bytes = encode(text);
-      for (let at = 0; at < bytes.length; at += pieceSize) {
-        await writer.write(bytes.subarray(at, Math.min(at + pieceSize, bytes.length)));
-      }
-    },
-    answer,
-    async close(): Promise<{ code: number; stderr: string }> {
-      await writer.close();
-      await lines.cancel();
-      const status = await child.status;
-      const stderr = await new Response(child.stderr).text();
-      return { code: status.code, stderr };
-    },
-  };
-}
-
 Deno.test("stdio wire: split bytes, CRLF, a garbage line, initialize, ping, tasks refused", async () => {
   const fx = await TmuxFixture.start();
   try {
-    const server = rawServer(fx.socketPath);
+    const server = rawServer(["-S", fx.socketPath]);
     const initialize = JSON.stringify({
       jsonrpc: "2.0",
       id: 1,
@@ -188,7 +149,9 @@ Deno.test("stdio wire: split bytes, CRLF, a garbage line, initialize, ping, task
     assertEquals(sessions.structuredContent.sessions.length, 1);
     assertEquals((await server.answer(5)).error !== undefined, true);
 
-    const { code, stderr } = await server.close();
+    await server.hangUp();
+    const { code } = await server.child.status;
+    const stderr = await new Response(server.child.stderr).text();
     assertEquals(code, 0);
     // The garbage line was reported, once, on stderr; stdout stayed protocol-only.
     assertStringIncludes(stderr, "tmux-mcp: ");
