@@ -122,6 +122,22 @@ for (const transport of ["control", "process"] as const) {
       });
       const session = s;
       const pid = s.transport.pid!;
+      /** Arms wait_for_text on `pane`, injects `fault`, and returns the answer, which must beat the timeout. */
+      const waitThrough = async (pane: string, fault: () => Promise<unknown>) => {
+        const started = performance.now();
+        const call = callArmed(session, "wait_for_text", {
+          paneId: pane,
+          patterns: [`never-printed-${crypto.randomUUID().slice(0, 8)}`],
+          timeoutSeconds: 20,
+        });
+        await within(BOUND_MS, "wait armed", call.armed);
+        await fault();
+        faultsInjected++;
+        const result = await within(BOUND_MS, "wait_for_text answer", call.result);
+        const elapsed = (performance.now() - started) / 1000;
+        assert(elapsed < 20, `wait_for_text answered after its timeout (${elapsed} s)`);
+        return result;
+      };
 
       await t.step("tmux server killed (SIGKILL) in the middle of reads", async () => {
         const topo = await readTopology(fx);
@@ -163,18 +179,7 @@ for (const transport of ["control", "process"] as const) {
       await t.step("tmux server killed while wait_for_text waits", async () => {
         await ensureServer(fx);
         const pane = (await readTopology(fx)).panes[0];
-        const started = performance.now();
-        const call = callArmed(session, "wait_for_text", {
-          paneId: pane,
-          patterns: ["never-printed-x9"],
-          timeoutSeconds: 20,
-        });
-        await within(BOUND_MS, "wait armed", call.armed);
-        await fx.tmux("kill-server");
-        faultsInjected++;
-        const result = await within(BOUND_MS, "wait_for_text answer", call.result);
-        const elapsed = (performance.now() - started) / 1000;
-        assert(elapsed < 20, `wait_for_text answered after its timeout (${elapsed} s)`);
+        const result = await waitThrough(pane, () => fx.tmux("kill-server"));
         const text = cleanError("wait_for_text", result);
         assertStringIncludes(text, "tmux");
         await assertRecovered(session, fx, "again2");
@@ -232,18 +237,7 @@ for (const transport of ["control", "process"] as const) {
         await ensureServer(fx);
         const first = (await readTopology(fx)).panes[0];
         const pane = await fx.tmux("split-window", "-d", "-P", "-F", "#{pane_id}", "-t", first);
-        const started = performance.now();
-        const call = callArmed(session, "wait_for_text", {
-          paneId: pane,
-          patterns: ["never-printed-y7"],
-          timeoutSeconds: 20,
-        });
-        await within(BOUND_MS, "wait armed", call.armed);
-        await fx.tmux("kill-pane", "-t", pane);
-        faultsInjected++;
-        const result = await within(BOUND_MS, "wait_for_text answer", call.result);
-        const elapsed = (performance.now() - started) / 1000;
-        assert(elapsed < 20, `wait_for_text answered after its timeout (${elapsed} s)`);
+        const result = await waitThrough(pane, () => fx.tmux("kill-pane", "-t", pane));
         assert(!result.isError, `wait_for_text failed: ${JSON.stringify(result.content)}`);
         assertEquals((result.structuredContent as { outcome: string }).outcome, "pane_exited");
       });
