@@ -5,7 +5,7 @@
  * @module
  */
 
-import { getPane, isNoServer, type PaneView } from "../tmux/views.ts";
+import { getPaneWith, isNoServer, type PaneView } from "../tmux/views.ts";
 import { TmuxError } from "../tmux/errors.ts";
 import { budgetLines, type Content } from "./budget.ts";
 import { ToolError } from "./errors.ts";
@@ -66,6 +66,18 @@ export function splitCapture(output: string): string[] {
  * caller's own; resolves with the pane's view when input is safe.
  */
 export async function checkInputTarget(ctx: ToolContext, paneId: string): Promise<PaneView> {
+  return (await checkInputTargetWith(ctx, paneId, []))[0];
+}
+
+/**
+ * {@link checkInputTarget}, running the reads `also` in the same round trip;
+ * resolves with the pane and their outputs.
+ */
+export async function checkInputTargetWith(
+  ctx: ToolContext,
+  paneId: string,
+  also: string[][],
+): Promise<[PaneView, string[]]> {
   const guarded = await ctx.caller.guardedPane(ctx.tmux);
   if (guarded === paneId) {
     throw new ToolError(
@@ -73,7 +85,7 @@ export async function checkInputTarget(ctx: ToolContext, paneId: string): Promis
       "Use another pane (create_window or split_window make one).",
     );
   }
-  const pane = await getPane(ctx.tmux, paneId, await callerPane(ctx));
+  const [pane, outputs] = await getPaneWith(ctx.tmux, paneId, await callerPane(ctx), also);
   if (pane.dead) {
     throw new ToolError(
       `pane ${paneId} is dead (its program exited)`,
@@ -86,7 +98,7 @@ export async function checkInputTarget(ctx: ToolContext, paneId: string): Promis
       "Leave the mode first (press q in that pane), then try again, or use another pane.",
     );
   }
-  return pane;
+  return [pane, outputs];
 }
 
 /** Drops the empty rows below the last printed one: they are screen, not output. */

@@ -168,9 +168,27 @@ export async function listPanes(
 
 /** Reads one pane; a pane that does not exist is a no_target error. */
 export async function getPane(tmux: Tmux, paneId: string, callerPane: string | null) {
-  const [pane] = await listPanes(tmux, { kind: "pane", paneId }, callerPane);
+  return (await getPaneWith(tmux, paneId, callerPane, []))[0];
+}
+
+/**
+ * Reads one pane and runs `also` after it in the same round trip; resolves
+ * with the pane and the outputs of `also`. A pane that does not exist is a
+ * no_target error (and `also` does not run).
+ */
+export async function getPaneWith(
+  tmux: Tmux,
+  paneId: string,
+  callerPane: string | null,
+  also: string[][],
+): Promise<[PaneView, string[]]> {
+  const [listing, ...outputs] = await tmux.run([
+    listPanesCommand({ kind: "pane", paneId }),
+    ...also,
+  ]);
+  const [pane] = parsePanes(listing, callerPane);
   if (!pane) throw noSuch("pane");
-  return pane;
+  return [pane, outputs];
 }
 
 /** The error for a target that does not exist. */

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { contentText } from "../mcp/budget.ts";
 import { ToolError } from "../mcp/errors.ts";
-import { budget, checkInputTarget, splitCapture } from "../mcp/panes.ts";
+import { budget, checkInputTargetWith, splitCapture } from "../mcp/panes.ts";
 import { defineTool, type ToolContext } from "../mcp/registry.ts";
 import { content, maxLines, paneId, timeoutSeconds } from "../mcp/schemas.ts";
 import {
@@ -119,7 +119,9 @@ async function run(args: RunArgs, ctx: ToolContext) {
     throw new ToolError("the command contains a NUL character", "Remove it and try again.");
   }
   const target = paneTarget(args.paneId);
-  let pane = await checkInputTarget(ctx, args.paneId);
+  // The pane's options (marks of earlier runs) come in the same round trip.
+  const readOptions = ["show-options", "-p", "-t", target];
+  let [pane, [options]] = await checkInputTargetWith(ctx, args.paneId, [readOptions]);
   // A new pane's shell runs its start-up files first (a login shell's
   // `mesg n`, for one), so a program in the foreground may be about to hand
   // the pane back: look again for a moment before refusing.
@@ -129,7 +131,7 @@ async function run(args: RunArgs, ctx: ToolContext) {
     waited += SHELL_POLL_MS
   ) {
     await new Promise((resolve) => setTimeout(resolve, SHELL_POLL_MS));
-    pane = await checkInputTarget(ctx, args.paneId);
+    [pane, [options]] = await checkInputTargetWith(ctx, args.paneId, [readOptions]);
   }
   if (!isPosixShell(pane.currentCommand)) {
     const name = pane.currentCommand ? programName(pane.currentCommand) : "an unknown program";
@@ -140,7 +142,7 @@ async function run(args: RunArgs, ctx: ToolContext) {
         "(split_window or create_window make one).",
     );
   }
-  const cleanup = await previousRun(ctx, args.paneId, pane.pid);
+  const cleanup = await previousRun(ctx, args.paneId, pane.pid, options);
   const frame = buildFrame({
     paneId: args.paneId,
     tmuxBinary: ctx.tmux.binary,
@@ -192,13 +194,14 @@ async function run(args: RunArgs, ctx: ToolContext) {
 /**
  * Refuses a pane whose earlier run is still going (it timed out and was left
  * running), and returns commands that drop what finished runs left behind.
+ * `listing` is the pane's `show-options -p`.
  */
 async function previousRun(
   ctx: ToolContext,
   paneId: string,
   pid: number | null,
+  listing: string,
 ): Promise<string[][]> {
-  const listing = await ctx.tmux.one(["show-options", "-p", "-t", paneTarget(paneId)]);
   const names = listing.split("\n").map((line) => line.split(" ", 1)[0]);
   const running = listing.split("\n").find((line) => line.startsWith(`${RUNNING_OPTION} `));
   if (running) {
