@@ -9,19 +9,27 @@
  *
  * - Latency: 200 timed calls per tool per transport, measured at the client
  *   (request written to answer parsed, output-schema check included), in
- *   steady state: first every tool is called 25 times on each server (so
- *   neither runs code the JIT has not compiled yet), then the timed calls run
- *   in blocks of 20 that alternate between the two servers, which run side
- *   by side. Blocks, not single calls: the load of the machine drifts alike
- *   for both, while neither call pays for the other server's cleanup (a
- *   process-mode call ends with a tmux client exiting).
+ *   steady state. First every tool is called 100 times on each server, round
+ *   robin: a fresh server and its client get faster over their first ~500
+ *   calls as V8 compiles and optimizes the code they run (list_panes p50
+ *   falls from about 3.2 to 2.3 ms over that stretch). Then each tool's calls
+ *   run in blocks of 50 that alternate between the two servers, so both see
+ *   the same drift in the machine's load (on this shared machine, the same
+ *   code measures 2.0 ms in one run and 2.9 ms in the next). The first 10
+ *   calls of each block are not timed: right after the other server's burst
+ *   (process mode starts and reaps a tmux process per call) the next ~10
+ *   calls run 20–50% slower while caches and the scheduler settle, a cost
+ *   that no client of one server pays and that would tax control mode alone.
  * - Processes per call: a second pair of servers runs with `--tmux` set to a
  *   wrapper script that appends a line to a counter file and `exec`s the real
  *   tmux (granted with one extra `--allow-run=<wrapper>`). Latency is never
  *   measured through the wrapper: its own `sh` start would slow process mode.
  * - Start-up: spawn to the `initialize` answer, median of 10 after a warm-up.
  * - Memory: VmRSS of the server process after its 10th, 1,000th and 2,000th
- *   tool call (the last shows whether growth levels off).
+ *   tool call (the last shows whether growth levels off). The round-robin
+ *   warm-up means every benchmarked tool has run by the 10th call, so the
+ *   comparison is between the same mix of work, not between list_panes alone
+ *   and everything.
  *
  * Usage: deno task bench [calls-per-tool]
  *
@@ -37,9 +45,14 @@ import { median, quantile } from "./stats.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const CALLS = Number(Deno.args[0] ?? 200);
-const WARMUP = 25;
 /** Timed calls in a row on one server before switching to the other. */
-const BLOCK = 20;
+const BLOCK = 50;
+/** Untimed calls at the start of each block, while the machine settles after the other server. */
+const SETTLE = 10;
+/** Warm-up calls of every tool on each latency server, round robin. */
+const WARMUP = 100;
+/** Warm-up calls of every tool on each process-counting server (counts settle at once). */
+const COUNT_WARMUP = 25;
 const COUNTED_CALLS = 20;
 const STARTUP_RUNS = 10;
 const SESSIONS = 4;
@@ -277,17 +290,18 @@ async function main() {
     };
     servers.push(timed.control, timed.process);
     const results = new Map<string, Record<Mode, Figures>>();
-    for (const job of jobs) {
-      for (const mode of TRANSPORTS) {
-        for (let i = 0; i < WARMUP; i++) await timedCall(timed[mode], job.tool, job.args(i));
+    for (let i = 0; i < WARMUP; i++) {
+      for (const job of jobs) {
+        for (const mode of TRANSPORTS) await timedCall(timed[mode], job.tool, job.args(i));
       }
     }
     for (const job of jobs) {
       const samples: Record<Mode, number[]> = { control: [], process: [] };
       for (let block = 0; block < CALLS; block += BLOCK) {
         for (const mode of TRANSPORTS) {
-          for (let i = block; i < Math.min(block + BLOCK, CALLS); i++) {
-            samples[mode].push(await timedCall(timed[mode], job.tool, job.args(WARMUP + i)));
+          for (let i = block - SETTLE; i < Math.min(block + BLOCK, CALLS); i++) {
+            const ms = await timedCall(timed[mode], job.tool, job.args(WARMUP + SETTLE + i));
+            if (i >= block) samples[mode].push(ms);
           }
         }
       }
@@ -318,7 +332,7 @@ async function main() {
       );
       servers.push(server);
       for (const job of jobs) {
-        for (let i = 0; i < WARMUP; i++) await timedCall(server, job.tool, job.args(i));
+        for (let i = 0; i < COUNT_WARMUP; i++) await timedCall(server, job.tool, job.args(i));
         const before = await countLines(counter);
         for (let i = 0; i < COUNTED_CALLS; i++) await timedCall(server, job.tool, job.args(i));
         results.get(job.label)![mode].perCall = (await countLines(counter) - before) /
@@ -368,7 +382,8 @@ function report(r: {
     `Topology: ${SESSIONS} sessions × ${WINDOWS} windows × 2 panes (${r.panes} panes, ` +
       `${FIXTURE_SHELL}); one pane with ${r.historySize} lines of history. ` +
       `${CALLS} timed calls per tool per transport after ${WARMUP} warm-up calls of every tool, ` +
-      `in blocks of ${BLOCK} alternating between the two servers; latency at the client over stdio.`,
+      `round robin; timed calls in blocks of ${BLOCK} alternating between the two servers, ` +
+      `each block after ${SETTLE} untimed calls; latency at the client over stdio.`,
     "",
     "| call | control p50 | control p95 | process p50 | process p95 | p50 ratio | tmux processes/call control | tmux processes/call process |",
     "|---|---:|---:|---:|---:|---:|---:|---:|",
@@ -407,7 +422,7 @@ function report(r: {
     `Processes were counted by a second pair of servers started with --tmux ${r.wrapper} ` +
       `(a sh script that logs a line and execs tmux) and one extra permission, ` +
       `--allow-run=<that wrapper>, on top of the shipped -P=server set; ` +
-      `${COUNTED_CALLS} calls per tool after ${WARMUP} warm-up calls. ` +
+      `${COUNTED_CALLS} calls per tool after ${COUNT_WARMUP} warm-up calls. ` +
       "Latency servers ran the shipped command line unchanged.",
     "",
   );
