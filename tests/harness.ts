@@ -257,6 +257,23 @@ async function controlClientAttached(socketPath: string): Promise<void> {
   throw new Error("the server's control client did not attach within 20 s");
 }
 
+/**
+ * Whether a server started with `options` attaches a control client to the
+ * fixture's tmux: the control transport (the default, or chosen by flag or
+ * environment) with the fixture's own tmux binary (a `--tmux` wrapper may
+ * count or refuse processes; such a test does its own waiting).
+ */
+function attachesControlClient(options: ServerOptions): boolean {
+  const args = options.args ?? [];
+  const flag = (name: string): string | undefined => {
+    const at = args.findIndex((a) => a === name || a.startsWith(`${name}=`));
+    if (at < 0) return undefined;
+    return args[at].startsWith(`${name}=`) ? args[at].slice(name.length + 1) : args[at + 1];
+  };
+  const transport = flag("--transport") ?? options.env?.LIBTMUX_MCP_TRANSPORT ?? "control";
+  return transport === "control" && flag("--tmux") === undefined;
+}
+
 /** Spawns the server with the shipped flags against `socketPath` and connects a client. */
 export async function startServer(
   socketPath: string | null,
@@ -275,10 +292,7 @@ export async function startServer(
   transport.stderr?.on("data", (chunk: Uint8Array) => (stderr += new TextDecoder().decode(chunk)));
   const client = new Client({ name: "tmux-mcp-tests", version: "0" });
   await client.connect(transport);
-  const args = options.args ?? [];
-  if (socketPath && !args.includes("process") && !args.includes("--tmux")) {
-    await controlClientAttached(socketPath);
-  }
+  if (socketPath && attachesControlClient(options)) await controlClientAttached(socketPath);
   const call = async (name: string, args: Record<string, unknown> = {}) =>
     await client.callTool({ name, arguments: args }) as CallToolResult;
   return {
