@@ -197,6 +197,8 @@ Deno.test("output lines that look like framing stay content", async () => {
     ]);
     assertEquals(shown, fake);
     assertEquals(after, "after");
+    // A read alone travels without markers: its one block is the whole answer.
+    assertEquals(await t.run([["show-options", "-gv", "@fake"]]), [fake]);
     await t.run([["rename-window", "-t", "main:0", "%end 1 2 1"]]);
     const [names] = await t.run([["list-windows", "-t", "main", "-F", "#{window_name}"]]);
     assertEquals(names, "%end 1 2 1");

@@ -19,6 +19,13 @@
  * Only a `%end`/`%error` with the `%begin`'s exact time, number and flags
  * closes a block, so command output that prints such lines stays content.
  *
+ * A round trip of one read (a quiet command: one block, no session changed)
+ * is sent alone, without terminator: its one block, `%end` or `%error` (a
+ * parse error gets a block too), is the whole answer, and tmux runs one
+ * command instead of two. A marker or terminator arriving where such a
+ * read's answer is due means replies and requests are out of step, and the
+ * client is replaced, as for any other misalignment.
+ *
  * @module
  */
 
@@ -27,6 +34,7 @@ import {
   type AttachSlot,
   handshakesSettled,
   markAttached,
+  quietCommands,
   readChunks,
   reserveAttach,
   spawnControlClient,
@@ -181,6 +189,8 @@ interface Request {
   abandonedAt?: number;
   /** Retire the client once this request is answered. */
   retire?: boolean;
+  /** One quiet command sent without terminator: its one block answers it. */
+  single: boolean;
   settle(result: string[] | TmuxError): void;
 }
 
@@ -249,11 +259,14 @@ class ControlClient {
     if (options.signal?.aborted) return Promise.reject(cancelledError());
     let text: string;
     const id = this.#nextId++;
+    const single = commands.length === 1 && quietCommands(commands);
     try {
       text = `${
         commands.map((c) => c.map(quoteArgument).join(" ")).join(` ; ${this.#separatorLine} ; `)
-      }\n` +
-        `display-message -p ${quoteArgument(`${this.marker}:${id}:#{client_session}`)}\n`;
+      }\n`;
+      if (!single) {
+        text += `display-message -p ${quoteArgument(`${this.marker}:${id}:#{client_session}`)}\n`;
+      }
     } catch (error) {
       return Promise.reject(error);
     }
@@ -268,6 +281,7 @@ class ControlClient {
         index: 0,
         ran: false,
         abandoned: false,
+        single,
         settle: (result) => {
           if (settled) return;
           settled = true;
@@ -387,9 +401,18 @@ class ControlClient {
   #block(lines: string[], failed: boolean): void {
     const request = this.#pending[0];
     const first = failed ? undefined : lines[0];
-    if (!request) {
-      // tmux answered something nobody asked: the framing cannot be trusted.
+    const framing = first === this.marker || first?.startsWith(`${this.marker}:`);
+    if (!request || (request.single && framing)) {
+      // tmux answered something nobody asked, or a marker or terminator came
+      // where a lone read's answer was due: the framing cannot be trusted.
       this.kill();
+      return;
+    }
+    if (request.single) {
+      this.#pending.shift();
+      request.settle(
+        failed ? classifyTmuxFailure(lines.join("\n"), this.socketLabel) : [lines.join("\n")],
+      );
       return;
     }
     if (lines.length === 1 && first === this.marker) {
