@@ -492,10 +492,10 @@ Deno.test("no command goes to tmux while one of our control clients is still att
       close: () => inner.close(),
     };
     const client = new Tmux("tmux", { kind: "path", path: args[1], source: "flag" }, recording);
-    const slot = await reserveAttach();
-    const child = spawnControlClient("tmux", args, "main", {
+    const child = await spawnControlClient("tmux", args, "main", {
       flags: ["ignore-size", "no-output"],
-    }, slot);
+    });
+    assert(child, "spawned");
     let attachedAt = Infinity;
     const reading = readChunks(child, (bytes) => {
       if (attachedAt === Infinity && decoder.decode(bytes).includes("%session-changed ")) {

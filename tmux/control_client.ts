@@ -9,14 +9,15 @@ import { adopt } from "./children.ts";
 import { childEnvironment } from "./environment.ts";
 import { missingTmux, spawnStats } from "./spawn.ts";
 
-/**
+/*
  * tmux 3.3a crashes (NULL `control_state` in control_write) when it sends a
  * notification such as `%sessions-changed` to a control client whose
  * identify handshake it has only half read: the client is flagged a control
  * client before its state exists. So this process never lets the two meet:
  * a control client is spawned only once no command that could make tmux
- * notify is in flight ({@link reserveAttach}), and such commands wait while
- * one of its control clients attaches ({@link beginLoudCommands}).
+ * notify is in flight (`reserveAttach`, inside `spawnControlClient`), and
+ * such commands wait while one of its control clients attaches
+ * (`beginLoudCommands`).
  */
 /** Control clients (or reserved slots for them) that have not attached yet. */
 const attaching = new Set<object>();
@@ -100,14 +101,14 @@ export async function beginLoudCommands(): Promise<() => void> {
 
 /** The right to spawn one control client, held from {@link reserveAttach} to the spawn. */
 export interface AttachSlot {
-  /** Gives the slot back without spawning (spawnControlClient does it for you). */
+  /** Gives the slot back (the spawn took its place, or the attach was given up). */
   release(): void;
 }
 
 /**
  * Counts as an attach from now (new loud commands wait), then waits for the
- * loud commands already in flight to finish; pass the slot to
- * {@link spawnControlClient}.
+ * loud commands already in flight to finish. {@link spawnControlClient} takes
+ * one itself.
  */
 export async function reserveAttach(): Promise<AttachSlot> {
   const key = {};
@@ -141,24 +142,34 @@ export interface ControlClientOptions {
   flags: string[];
   /** Attach read-only (`-r`): the client may not change anything. */
   readOnly?: boolean;
+  /**
+   * Asked after the wait for loud commands in flight: false gives the attach
+   * up (the spawn resolves with undefined).
+   */
+  stillWanted?: () => boolean;
 }
 
 /**
  * Spawns `tmux -N <global> -C attach-session -E -f <flags> -t <session>`.
  * `-N` never starts a server as a side effect; `-E` keeps this process's
  * environment out of the session (update-environment); `ignore-size` keeps
- * the client's 80x24 from sizing anyone's windows. Throws a TmuxError of kind
- * missing when tmux cannot be started. Takes the `slot` from
- * {@link reserveAttach}; the reader of its output must call
+ * the client's 80x24 from sizing anyone's windows. Spawns only once no loud
+ * command is in flight ({@link reserveAttach}); resolves with undefined when
+ * `options.stillWanted` says no after that wait. Throws a TmuxError of kind
+ * missing when tmux cannot be started. The reader of its output must call
  * {@link markAttached} on `%session-changed`.
  */
-export function spawnControlClient(
+export async function spawnControlClient(
   binary: string,
   globalArgs: string[],
   session: string,
   options: ControlClientOptions,
-  slot: AttachSlot,
-): Deno.ChildProcess {
+): Promise<Deno.ChildProcess | undefined> {
+  const slot = await reserveAttach();
+  if (options.stillWanted && !options.stillWanted()) {
+    slot.release();
+    return undefined;
+  }
   let child: Deno.ChildProcess;
   try {
     child = new Deno.Command(binary, {

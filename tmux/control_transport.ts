@@ -31,12 +31,10 @@
 
 import { killChild } from "./children.ts";
 import {
-  type AttachSlot,
   handshakesSettled,
   markAttached,
   quietCommands,
   readChunks,
-  reserveAttach,
   spawnControlClient,
 } from "./control_client.ts";
 import { classifyTmuxFailure, TmuxError } from "./errors.ts";
@@ -592,12 +590,8 @@ export class ControlTransport implements Transport {
       });
       const session = ids.split("\n").find((id) => id !== "");
       if (session === undefined || this.#closing) return this.#failed();
-      const slot = await reserveAttach();
-      if (this.#closing) {
-        slot.release();
-        return this.#failed();
-      }
-      client = this.#start(session, slot);
+      client = await this.#start(session);
+      if (!client) return this.#failed();
       const timer = setTimeout(() => client?.kill(), ATTACH_TIMEOUT_MS);
       const attached = await client.ready;
       clearTimeout(timer);
@@ -623,11 +617,14 @@ export class ControlTransport implements Transport {
     return false;
   }
 
-  #start(session: string, slot: AttachSlot): ControlClient {
+  /** Spawns a client for `session`; undefined when the transport closed meanwhile. */
+  async #start(session: string): Promise<ControlClient | undefined> {
     // no-output: no %output flood from panes; commands go through this client.
-    const child = spawnControlClient(this.binary, this.globalArgs, session, {
+    const child = await spawnControlClient(this.binary, this.globalArgs, session, {
       flags: ["ignore-size", "no-output"],
-    }, slot);
+      stillWanted: () => !this.#closing,
+    });
+    if (!child) return undefined;
     const client = new ControlClient(child, this.#marker, this.socketLabel, (line) => {
       for (const listener of this.#listeners) {
         try {

@@ -20,11 +20,9 @@
 import { socketArgs, type Tmux } from "./client.ts";
 import { killChild } from "./children.ts";
 import {
-  type AttachSlot,
   handshakesSettled,
   markAttached,
   readChunks,
-  reserveAttach,
   spawnControlClient,
 } from "./control_client.ts";
 import { paneTarget } from "./targets.ts";
@@ -195,25 +193,25 @@ function feedFor(tmux: Tmux, sessionId: string): Promise<SessionFeed | undefined
   startingFeeds.set(tmux, starting);
   let pending = starting.get(sessionId);
   if (!pending) {
-    pending = reserveAttach().then((slot) => startFeed(tmux, sessionId, slot))
-      .finally(() => starting.delete(sessionId));
+    pending = startFeed(tmux, sessionId).finally(() => starting.delete(sessionId));
     starting.set(sessionId, pending);
   }
   return pending;
 }
 
-function startFeed(tmux: Tmux, sessionId: string, slot: AttachSlot): SessionFeed | undefined {
-  let child: Deno.ChildProcess;
+async function startFeed(tmux: Tmux, sessionId: string): Promise<SessionFeed | undefined> {
+  let child: Deno.ChildProcess | undefined;
   try {
-    child = spawnControlClient(tmux.binary, socketArgs(tmux.socket), sessionId, {
+    child = await spawnControlClient(tmux.binary, socketArgs(tmux.socket), sessionId, {
       flags: ["ignore-size", "read-only"],
       readOnly: true,
-    }, slot);
+    });
   } catch {
     // tmux missing or not permitted: the caller polls instead, and reads
     // through the transport report the real problem.
     return undefined;
   }
+  if (!child) return undefined;
   const bySession = feeds.get(tmux) ?? new Map<string, SessionFeed>();
   feeds.set(tmux, bySession);
   const feed = new SessionFeed(child, () => {

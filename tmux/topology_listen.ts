@@ -30,12 +30,7 @@
 import { socketArgs, type Tmux } from "./client.ts";
 import { quoteArgument } from "./control_transport.ts";
 import { killChild } from "./children.ts";
-import {
-  handshakesSettled,
-  markAttached,
-  reserveAttach,
-  spawnControlClient,
-} from "./control_client.ts";
+import { handshakesSettled, markAttached, spawnControlClient } from "./control_client.ts";
 
 /** Name of the format subscription that reports topology changes. */
 export const TOPOLOGY_SUBSCRIPTION = "tmux-mcp-topology";
@@ -118,21 +113,18 @@ export class TopologyListener {
       return;
     }
     if (session === undefined || !this.#wanted) return;
-    const slot = await reserveAttach();
-    if (!this.#wanted) {
-      slot.release();
-      return;
-    }
-    let child: Deno.ChildProcess;
+    let child: Deno.ChildProcess | undefined;
     try {
-      child = spawnControlClient(this.tmux.binary, socketArgs(this.tmux.socket), session, {
+      child = await spawnControlClient(this.tmux.binary, socketArgs(this.tmux.socket), session, {
         flags: ["ignore-size", "read-only", "no-output"],
         readOnly: true,
-      }, slot);
+        stillWanted: () => this.#wanted,
+      });
     } catch {
       // tmux missing or not permitted: tool calls report the real problem.
       return;
     }
+    if (!child) return;
     this.#child = child;
     this.#done = this.#read(child);
   }
