@@ -60,6 +60,17 @@ const HANDLER_CAPABILITY: Record<string, keyof ServerCapabilities> = {
   "tools/list": "tools",
 };
 
+/** Throws when `method` needs `capability` and `announced()` lacks it. */
+function requireAnnounced(
+  capability: keyof ServerCapabilities | undefined,
+  method: string,
+  announced: () => ServerCapabilities,
+): void {
+  if (capability && !announced()[capability]) {
+    throw new Error(`the server did not announce ${capability} (required for ${method})`);
+  }
+}
+
 /** An MCP server endpoint: answers initialize, then serves its handlers. */
 export class ProtocolServer extends Protocol<ServerRequest, ServerNotification, ServerResult> {
   readonly #info: Implementation;
@@ -106,18 +117,14 @@ export class ProtocolServer extends Protocol<ServerRequest, ServerNotification, 
 
   /** Refuses a notification whose capability this server did not announce. */
   protected assertNotificationCapability(method: string): void {
-    const capability = NOTIFICATION_CAPABILITY[method];
-    if (capability && !this.#options.capabilities[capability]) {
-      throw new Error(`the server did not announce ${capability} (required for ${method})`);
-    }
+    requireAnnounced(NOTIFICATION_CAPABILITY[method], method, () => this.#options.capabilities);
   }
 
   /** Refuses a handler whose capability this server did not announce. */
   protected assertRequestHandlerCapability(method: string): void {
-    const capability = HANDLER_CAPABILITY[method];
-    if (capability && !this.#options.capabilities[capability]) {
-      throw new Error(`the server did not announce ${capability} (required for ${method})`);
-    }
+    // Also called by Protocol's constructor (ping), before #options exists:
+    // the announced capabilities are read only for methods that need one.
+    requireAnnounced(HANDLER_CAPABILITY[method], method, () => this.#options.capabilities);
   }
 
   /** This server creates no tasks on the client. */

@@ -29,77 +29,68 @@ function line(
   return parts.join(" ");
 }
 
-function heading(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}${count === 0 ? "" : ":"}`;
+/** A heading that counts `items` (`3 panes:`, `1 pane:`, `0 panes`), then a line per item. */
+function listing<T>(noun: string, items: readonly T[], toLine: (item: T) => string): string {
+  const count = items.length;
+  const heading = `${count} ${noun}${count === 1 ? "" : "s"}${count === 0 ? "" : ":"}`;
+  return [heading, ...items.map(toLine)].join("\n");
 }
 
 /** One line per pane. */
 export function renderPanes(panes: readonly PaneView[]): string {
-  return [
-    heading(panes.length, "pane"),
-    ...panes.map((p) =>
-      line(
-        p.paneId,
-        [
-          ["window", p.windowId],
-          ["session", p.sessionId],
-          ["index", p.index],
-          ["size", `${p.width}x${p.height}`],
-          ["command", p.currentCommand],
-          ["pid", p.pid],
-          ["path", p.currentPath],
-          ["title", p.title],
-          ["history", p.historySize],
-          ["historyLimit", p.historyLimit],
-        ],
-        [["active", p.active], ["zoomed", p.zoomed], ["dead", p.dead], ["inMode", p.inMode], [
-          "isCaller",
-          p.isCaller,
-        ]],
-      )
-    ),
-  ].join("\n");
+  return listing("pane", panes, (p) =>
+    line(
+      p.paneId,
+      [
+        ["window", p.windowId],
+        ["session", p.sessionId],
+        ["index", p.index],
+        ["size", `${p.width}x${p.height}`],
+        ["command", p.currentCommand],
+        ["pid", p.pid],
+        ["path", p.currentPath],
+        ["title", p.title],
+        ["history", p.historySize],
+        ["historyLimit", p.historyLimit],
+      ],
+      [["active", p.active], ["zoomed", p.zoomed], ["dead", p.dead], ["inMode", p.inMode], [
+        "isCaller",
+        p.isCaller,
+      ]],
+    ));
 }
 
 /** One line per window. */
 export function renderWindows(windows: readonly WindowView[]): string {
-  return [
-    heading(windows.length, "window"),
-    ...windows.map((w) =>
-      line(
-        w.windowId,
-        [
-          ["session", w.sessionId],
-          ["index", w.index],
-          ["name", w.name],
-          ["size", `${w.width}x${w.height}`],
-          ["panes", w.panes],
-          ["activePane", w.activePaneId],
-          ["layout", w.layout],
-        ],
-        [["active", w.active], ["zoomed", w.zoomed]],
-      )
-    ),
-  ].join("\n");
+  return listing("window", windows, (w) =>
+    line(
+      w.windowId,
+      [
+        ["session", w.sessionId],
+        ["index", w.index],
+        ["name", w.name],
+        ["size", `${w.width}x${w.height}`],
+        ["panes", w.panes],
+        ["activePane", w.activePaneId],
+        ["layout", w.layout],
+      ],
+      [["active", w.active], ["zoomed", w.zoomed]],
+    ));
 }
 
 /** One line per session. */
 export function renderSessions(sessions: readonly SessionView[]): string {
-  return [
-    heading(sessions.length, "session"),
-    ...sessions.map((s) =>
-      line(
-        s.sessionId,
-        [
-          ["name", s.name],
-          ["windows", s.windows],
-          ["attached", s.attached],
-          ["created", s.created],
-          ["activeWindow", s.activeWindowId],
-          ["activePane", s.activePaneId],
-        ],
-        [],
-      )
-    ),
-  ].join("\n");
+  return listing("session", sessions, (s) =>
+    line(
+      s.sessionId,
+      [
+        ["name", s.name],
+        ["windows", s.windows],
+        ["attached", s.attached],
+        ["created", s.created],
+        ["activeWindow", s.activeWindowId],
+        ["activePane", s.activePaneId],
+      ],
+      [],
+    ));
 }

@@ -161,9 +161,9 @@ export interface FramedOutput {
 
 /**
  * Finds a run's output in captured pane lines (`capture-pane -J`): searching
- * from the end, the line that ends with the end marker, then the line above it
- * that ends with the start marker. Text before the end marker on its line is the last output
- * line (output without a final newline). Without an end marker (still
+ * from the end, the line that ends with the end marker, then the line above
+ * it that ends with the start marker. Text before the end marker on its line
+ * is the last output line (output without a final newline). Without an end marker (still
  * running), everything after the start marker, blank screen rows dropped.
  */
 export function parseFramedOutput(lines: readonly string[], frame: Frame): FramedOutput {
