@@ -110,9 +110,10 @@ function samePath(a: string, b: string): boolean {
 /**
  * When a start directory was requested, reads `pane` again until its
  * process has started (the fork of tmux has become the configured program)
- * and says whether its working directory is `requested`. The server may not read files, so it cannot check the
- * directory itself; tmux 3.3a silently starts the process in the tmux
- * server's own directory when the requested one is missing or not enterable.
+ * and says whether its working directory is `requested`. The server may not
+ * read files, so it cannot check the directory itself; tmux 3.3a silently
+ * starts the process in the tmux server's own directory when the requested
+ * one is missing or not enterable.
  * A symbolic link in `requested` also reads back as its target, so false
  * means "not confirmed", which the result says in those words.
  */
