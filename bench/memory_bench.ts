@@ -12,7 +12,8 @@
  */
 
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { readTopology, rssKiB, startServerWithFlags, startTopology } from "../tests/hardening.ts";
+import { readTopology, rssKiB, startTopology } from "../tests/hardening.ts";
+import { startServer } from "../tests/harness.ts";
 
 const TOTAL = Number(Deno.args[0] ?? 5000);
 const TRANSPORT = Deno.args[1] ?? "control";
@@ -40,9 +41,10 @@ async function rssParts(pid: number): Promise<{ RssAnon: number; RssFile: number
 }
 
 const fx = await startTopology();
-const server = await startServerWithFlags(V8_FLAGS ? [`--v8-flags=${V8_FLAGS}`] : [], [
-  ...["-S", fx.socketPath, "--transport", TRANSPORT],
-]);
+const server = await startServer(null, {
+  denoFlags: V8_FLAGS ? [`--v8-flags=${V8_FLAGS}`] : [],
+  args: ["-S", fx.socketPath, "--transport", TRANSPORT],
+});
 const call = async (name: string, args: Record<string, unknown>) =>
   await server.client.callTool({ name, arguments: args }) as CallToolResult;
 try {

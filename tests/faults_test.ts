@@ -18,13 +18,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
 import { FIXTURE_SHELL, type Session, startServer, TmuxFixture } from "./harness.ts";
-import {
-  descendants,
-  readTopology,
-  startServerWithFlags,
-  startTopology,
-  within,
-} from "./hardening.ts";
+import { descendants, readTopology, startTopology, within } from "./hardening.ts";
 
 /** Failure bound of one answer; the waits below use far shorter timeouts than this. */
 const BOUND_MS = 60_000;
@@ -260,10 +254,14 @@ for (const transport of ["control", "process"] as const) {
       '#!/bin/sh\nfor a in "$@"; do [ "$a" = -V ] && { echo "tmux 3.3a"; exit 0; }; done\nexec sleep 600\n',
     );
     await Deno.chmod(script, 0o755);
-    const server = await startServerWithFlags([`--allow-run=${script}`], [
-      ...["--tmux", script, "-S", `${dir}/none.sock`, "--transport", transport],
-      ...["--wait-max-seconds", "1"],
-    ]);
+    // No socket for startServer: the hanging tmux must not be waited on to attach.
+    const server = await startServer(null, {
+      denoFlags: [`--allow-run=${script}`],
+      args: [
+        ...["--tmux", script, "-S", `${dir}/none.sock`, "--transport", transport],
+        ...["--wait-max-seconds", "1"],
+      ],
+    });
     try {
       const calls: [string, Record<string, unknown>][] = [
         ["list_sessions", {}],

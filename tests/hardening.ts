@@ -7,9 +7,7 @@
  * @module
  */
 
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { type ProcessRow, processTable, serverArgv, serverEnv, TmuxFixture } from "./harness.ts";
+import { type ProcessRow, processTable, TmuxFixture } from "./harness.ts";
 
 /** mulberry32: a tiny seeded PRNG, so a failing sweep can be replayed exactly. */
 export function mulberry32(seed: number): () => number {
@@ -212,38 +210,4 @@ export async function within<T>(ms: number, what: string, promise: Promise<T>): 
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** A server started by {@link startServerWithFlags}. */
-export interface FlaggedServer {
-  /** The SDK client connected over stdio. */
-  client: Client;
-  /** The transport (for the server's pid). */
-  transport: StdioClientTransport;
-  /** Everything the server wrote to stderr so far. */
-  stderr(): string;
-}
-
-/**
- * Spawns the server with the shipped flags plus `denoFlags` before main.ts
- * (an extra --allow-run for a test tmux, --v8-flags for a benchmark), then
- * `args` after it.
- */
-export async function startServerWithFlags(
-  denoFlags: string[],
-  args: string[],
-): Promise<FlaggedServer> {
-  const [command, ...flags] = serverArgv(denoFlags);
-  const transport = new StdioClientTransport({
-    command,
-    args: [...flags, ...args],
-    cwd: new URL("../", import.meta.url).pathname,
-    env: serverEnv({ DENO_DIR: Deno.env.get("DENO_DIR") ?? "" }),
-    stderr: "pipe",
-  });
-  let stderr = "";
-  transport.stderr?.on("data", (chunk: Uint8Array) => (stderr += new TextDecoder().decode(chunk)));
-  const client = new Client({ name: "tmux-mcp-hardening", version: "0" });
-  await client.connect(transport);
-  return { client, transport, stderr: () => stderr };
 }

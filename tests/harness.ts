@@ -230,6 +230,8 @@ export interface Session {
 export interface ServerOptions {
   /** Extra command-line arguments after main.ts. */
   args?: string[];
+  /** Extra Deno flags before main.ts (an --allow-run for a test tmux, --v8-flags for a benchmark). */
+  denoFlags?: string[];
   /** Environment variables for the server (on top of a minimal PATH/HOME). */
   env?: Record<string, string>;
 }
@@ -279,7 +281,7 @@ export async function startServer(
   socketPath: string | null,
   options: ServerOptions = {},
 ): Promise<Session> {
-  const [command, ...flags] = serverArgv();
+  const [command, ...flags] = serverArgv(options.denoFlags);
   const socketArgs = socketPath ? ["-S", socketPath] : [];
   const transport = new StdioClientTransport({
     command,
