@@ -207,6 +207,25 @@ Deno.test("output lines that look like framing stay content", async () => {
   });
 });
 
+Deno.test("a lone read reaches tmux as that one command; a chained round trip adds its markers", async () => {
+  await withServer(MAIN, async ({ transport, tmux }) => {
+    const t = transport();
+    await t.connect();
+    // tmux counts every display-message it runs (our markers are display-message).
+    await tmux("set-option", "-g", "@shown", "0");
+    await tmux("set-hook", "-g", "after-display-message", "set -gF @shown '#{e|+:#{@shown},1}'");
+    assertEquals(await t.run([["show-options", "-gv", "@shown"]]), ["0"]);
+    assertEquals(
+      await tmux("show-options", "-gv", "@shown"),
+      "0",
+      "no terminator after a lone read",
+    );
+    await t.run([["list-sessions"], ["list-windows"]]);
+    assertEquals(await tmux("show-options", "-gv", "@shown"), "2", "one separator, one terminator");
+    assertEquals(t.stats.fallback, 0, "all over the control client");
+  });
+});
+
 Deno.test("100 concurrent round trips get their own answers", async () => {
   await withServer(MAIN, async ({ transport }) => {
     const t = transport();

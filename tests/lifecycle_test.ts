@@ -3,11 +3,6 @@
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
 import { processTable, spawnServerProcess, TmuxFixture } from "./harness.ts";
 
-/** Spawns the server with the shipped flags and `args`; stdin stays open until closed. */
-function spawnServer(args: string[], env: Record<string, string> = {}) {
-  return spawnServerProcess(args, { env });
-}
-
 /** Processes whose command line mentions `needle`. */
 async function processesMentioning(needle: string): Promise<string[]> {
   return (await processTable()).filter((p) => p.args.includes(needle)).map((p) =>
@@ -18,7 +13,7 @@ async function processesMentioning(needle: string): Promise<string[]> {
 Deno.test("start-up writes one stderr line; stdin EOF exits 0 promptly and leaves no child", async () => {
   const fx = await TmuxFixture.start();
   try {
-    const child = spawnServer(["-S", fx.socketPath]);
+    const child = spawnServerProcess(["-S", fx.socketPath]);
     const reader = child.stderr.getReader();
     let stderr = "";
     while (!stderr.includes("\n")) {
@@ -54,7 +49,7 @@ Deno.test("start-up writes one stderr line; stdin EOF exits 0 promptly and leave
 
 /** Runs the server with `args`, expecting a start-up failure; returns its stderr. */
 async function startupFailure(args: string[], env: Record<string, string> = {}): Promise<string> {
-  const child = spawnServer(args, env);
+  const child = spawnServerProcess(args, { env });
   await child.stdin.close();
   const output = await child.output();
   assertEquals(output.code, 1, "exit status 1");
