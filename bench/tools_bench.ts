@@ -36,14 +36,12 @@
  * @module
  */
 
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { FIXTURE_SHELL, serverArgv, TmuxFixture } from "../tests/harness.ts";
+import { FIXTURE_SHELL, startServer, TmuxFixture } from "../tests/harness.ts";
 import { rssKiB } from "../tests/hardening.ts";
 import { median, quantile } from "./stats.ts";
 
-const ROOT = new URL("../", import.meta.url).pathname;
 const CALLS = Number(Deno.args[0] ?? 200);
 /** Timed calls in a row on one server before switching to the other. */
 const BLOCK = 50;
@@ -83,37 +81,27 @@ async function readProc(path: string): Promise<string> {
   return new TextDecoder().decode(out.stdout);
 }
 
-/** Spawns the server with the start task's flags (plus `extraFlags` before main.ts). */
+/**
+ * Spawns the server with the start task's flags (plus `extraFlags` before
+ * main.ts) against `socketPath`; resolves once it answered initialize.
+ */
 async function spawnServer(
   socketPath: string,
   args: string[],
   extraFlags: string[] = [],
 ): Promise<Server> {
-  const [command, ...flags] = serverArgv(extraFlags);
-  const transport = new StdioClientTransport({
-    command,
-    args: [...flags, "-S", socketPath, ...args],
-    cwd: ROOT,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      HOME: Deno.env.get("HOME") ?? "/tmp",
-    },
-    stderr: "pipe",
+  // No socket for startServer: it would wait for the control client, and
+  // start-up is timed to the initialize answer.
+  const session = await startServer(null, {
+    args: ["-S", socketPath, ...args],
+    denoFlags: extraFlags,
   });
-  let stderr = "";
-  transport.stderr?.on("data", (chunk: Uint8Array) => (stderr += new TextDecoder().decode(chunk)));
-  const client = new Client({ name: "tools-bench", version: "0" });
-  try {
-    await client.connect(transport);
-  } catch (error) {
-    throw new Error(`server did not start: ${error}\n${stderr}`);
-  }
   return {
-    client,
-    pid: transport.pid!,
+    client: session.client,
+    pid: session.transport.pid!,
     calls: 0,
     rss: new Map(),
-    close: () => client.close(),
+    close: () => session.close(),
   };
 }
 

@@ -293,7 +293,11 @@ export async function startServer(
   let stderr = "";
   transport.stderr?.on("data", (chunk: Uint8Array) => (stderr += new TextDecoder().decode(chunk)));
   const client = new Client({ name: "tmux-mcp-tests", version: "0" });
-  await client.connect(transport);
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    throw new Error(`the server did not start: ${error}\n${stderr}`);
+  }
   if (socketPath && attachesControlClient(options)) await controlClientAttached(socketPath);
   const call = async (name: string, args: Record<string, unknown> = {}) =>
     await client.callTool({ name, arguments: args }) as CallToolResult;
