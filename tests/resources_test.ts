@@ -19,6 +19,7 @@ import {
   TmuxFixture,
   withServer,
 } from "./harness.ts";
+import { within } from "./hardening.ts";
 
 /** Failure bound of every wait on a notification: generous for a loaded 2-core machine. */
 const BOUND_MS = 20_000;
@@ -429,6 +430,63 @@ for (const transport of ["control", "process"]) {
   });
 }
 
+/**
+ * Resolves after `count` runs of tmux's once-a-second subscription check,
+ * heard on a control client of the test's own attached to `session`: each
+ * run reports (once) the subscription added after the run before it.
+ */
+async function subscriptionChecks(fx: TmuxFixture, session: string, count: number): Promise<void> {
+  const child = new Deno.Command("tmux", {
+    args: [
+      "-S",
+      fx.socketPath,
+      "-C",
+      "attach-session",
+      "-r",
+      "-f",
+      "ignore-size,no-output",
+      "-t",
+      `=${session}`,
+    ],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const subscribe = (n: number) =>
+    writer.write(new TextEncoder().encode(`refresh-client -B check${n}::x\n`));
+  try {
+    await within(
+      BOUND_MS,
+      `${count} subscription checks`,
+      (async () => {
+        let buffered = "";
+        await subscribe(1);
+        for (let heard = 0; heard < count;) {
+          const { value, done } = await reader.read();
+          if (done) {
+            throw new Error("the checking control client ended: did the tmux server crash?");
+          }
+          buffered += value;
+          for (let nl = buffered.indexOf("\n"); nl >= 0; nl = buffered.indexOf("\n")) {
+            const line = buffered.slice(0, nl);
+            buffered = buffered.slice(nl + 1);
+            if (line.startsWith(`%subscription-changed check${heard + 1} `)) {
+              heard++;
+              if (heard < count) await subscribe(heard + 1);
+            }
+          }
+        }
+      })(),
+    );
+  } finally {
+    await writer.close().catch(() => {});
+    await reader.cancel().catch(() => {});
+    await child.status;
+  }
+}
+
 /** The pid of the server's listen-only client (read-only, no-output), if running. */
 async function listenerPid(session: Session, socketPath: string): Promise<number | undefined> {
   return (await childProcesses(session.transport.pid!))
@@ -462,8 +520,10 @@ Deno.test("resources (control): the topology subscription outlives its pane, and
     Deno.kill(pid, "SIGSTOP");
     try {
       await fx.tmux("kill-session", "-t", "=main");
-      // The check runs on tmux's one-second timer: let it fire twice.
-      await new Promise((resolve) => setTimeout(resolve, 2_200));
+      // The check runs on a one-second timer of each control client: three
+      // checks of a client of our own span two seconds, so the listener's
+      // check has run at least once after the kill.
+      await subscriptionChecks(fx, "other", 3);
       assertEquals(await fx.tmux("display-message", "-p", "#{pid}"), server, "tmux survived");
     } finally {
       Deno.kill(pid, "SIGCONT");
