@@ -5,7 +5,17 @@
  * @module
  */
 
-import { getPaneWith, isNoServer, type PaneView } from "../tmux/views.ts";
+import { commandBytes, ROUND_TRIP_BYTES, runBounded } from "../tmux/chunks.ts";
+import { runIf } from "../tmux/guard.ts";
+import { paneTarget } from "../tmux/targets.ts";
+import {
+  getPaneWith,
+  isNoServer,
+  listPanesCommand,
+  noSuch,
+  type PaneView,
+  parsePanes,
+} from "../tmux/views.ts";
 import { TmuxError } from "../tmux/errors.ts";
 import { budgetLines, type Content } from "./budget.ts";
 import { ToolError } from "./errors.ts";
@@ -62,6 +72,39 @@ export function splitCapture(output: string): string[] {
 }
 
 /**
+ * The format tmux tests before input reaches a pane: true while the pane's
+ * program runs and no mode (copy mode, view mode) would take the keys. It
+ * reads the same two fields as {@link refuseUnsafeInput}.
+ */
+const ACCEPTS_INPUT = "#{?pane_dead,0,#{?pane_in_mode,0,1}}";
+
+/** Refuses typing into this server's own pane (before anything reaches tmux). */
+async function refuseOwnPane(ctx: ToolContext, paneId: string): Promise<void> {
+  if (await ctx.caller.guardedPane(ctx.tmux) === paneId) {
+    throw new ToolError(
+      `pane ${paneId} is the pane this server runs in; typing into it would reach the agent's own terminal`,
+      "Use another pane (create_window or split_window make one).",
+    );
+  }
+}
+
+/** Refuses input into a dead pane or one in a mode, as {@link ACCEPTS_INPUT} decides in tmux. */
+function refuseUnsafeInput(pane: PaneView): void {
+  if (pane.dead) {
+    throw new ToolError(
+      `pane ${pane.paneId} is dead (its program exited)`,
+      "Restart it with respawn_pane, or use another pane.",
+    );
+  }
+  if (pane.inMode) {
+    throw new ToolError(
+      `pane ${pane.paneId} is in a mode (such as copy mode), so keys would go to the mode, not the program`,
+      "Leave the mode first (press q in that pane), then try again, or use another pane.",
+    );
+  }
+}
+
+/**
  * Refuses input into a pane that is dead, in a mode (copy mode), or the
  * caller's own; resolves with the pane's view when input is safe.
  */
@@ -78,27 +121,64 @@ export async function checkInputTargetWith(
   paneId: string,
   also: string[][],
 ): Promise<[PaneView, string[]]> {
-  const guarded = await ctx.caller.guardedPane(ctx.tmux);
-  if (guarded === paneId) {
-    throw new ToolError(
-      `pane ${paneId} is the pane this server runs in; typing into it would reach the agent's own terminal`,
-      "Use another pane (create_window or split_window make one).",
-    );
-  }
+  await refuseOwnPane(ctx, paneId);
   const [pane, outputs] = await getPaneWith(ctx.tmux, paneId, await callerPane(ctx), also);
-  if (pane.dead) {
-    throw new ToolError(
-      `pane ${paneId} is dead (its program exited)`,
-      "Restart it with respawn_pane, or use another pane.",
-    );
-  }
-  if (pane.inMode) {
-    throw new ToolError(
-      `pane ${paneId} is in a mode (such as copy mode), so keys would go to the mode, not the program`,
-      "Leave the mode first (press q in that pane), then try again, or use another pane.",
-    );
-  }
+  refuseUnsafeInput(pane);
   return [pane, outputs];
+}
+
+/** Input for one pane: what {@link sendInput} sends, and when. */
+export interface PaneInput {
+  /** Commands that prepare the input (filling a buffer) and need no check. */
+  setup?: string[][];
+  /** The commands that reach the pane, in order. */
+  input: string[][];
+  /** Commands to run instead when tmux finds the pane unsafe (dropping that buffer). */
+  refused?: string[][];
+}
+
+/**
+ * Sends input to a pane that is not this server's own, not dead and in no
+ * mode. tmux itself tests the pane right before the input, in the same round
+ * trip as the pane's view (`if-shell -F`), so the pane cannot change between
+ * check and input; with the setup, that is one round trip. Input too long for
+ * one round trip sends its first part guarded and the rest after it. Resolves
+ * with the pane's view; a refusal throws after tmux ran `refused`.
+ */
+export async function sendInput(
+  ctx: ToolContext,
+  paneId: string,
+  { setup = [], input, refused = [] }: PaneInput,
+): Promise<PaneView> {
+  await refuseOwnPane(ctx, paneId);
+  const options = { signal: ctx.signal };
+  const view = listPanesCommand({ kind: "pane", paneId });
+  const guard = (commands: string[][]) =>
+    runIf(paneTarget(paneId), ACCEPTS_INPUT, commands, refused);
+  const fits = (commands: string[][]) =>
+    commands.reduce((sum, command) => sum + commandBytes(command), 0) <= ROUND_TRIP_BYTES;
+  // The longest start of the input that fits one round trip with the check.
+  let head = input.length;
+  while (head > 0 && !fits([view, guard(input.slice(0, head))])) head--;
+  if (head === 0) {
+    // Not even the first command fits inside the guard: check, then send.
+    const [pane] = await checkInputTargetWith(ctx, paneId, []);
+    await runBounded(ctx.tmux, [...setup, ...input], options);
+    return pane;
+  }
+  const guarded = [view, guard(input.slice(0, head))];
+  let outputs: string[];
+  if (fits([...setup, ...guarded])) {
+    outputs = await ctx.tmux.run([...setup, ...guarded], options);
+  } else {
+    await runBounded(ctx.tmux, setup, options);
+    outputs = await ctx.tmux.run(guarded, options);
+  }
+  const [pane] = parsePanes(outputs.at(-2) ?? "", await callerPane(ctx));
+  if (!pane) throw noSuch("pane");
+  refuseUnsafeInput(pane);
+  await runBounded(ctx.tmux, input.slice(head), options);
+  return pane;
 }
 
 /** Drops the empty rows below the last printed one: they are screen, not output. */

@@ -208,6 +208,43 @@ export class TmuxFixture {
   }
 }
 
+/**
+ * A tmux wrapper that logs one line (its arguments) per process started and
+ * execs the real tmux: a server given `--tmux <binary>` and
+ * `--allow-run=<binary>` in process mode starts one per round trip.
+ */
+export interface CountingTmux {
+  /** The wrapper script's path. */
+  binary: string;
+  /** The lines logged since the last {@link CountingTmux.reset}, one per process. */
+  started(): Promise<string[]>;
+  /** Forgets what was logged. */
+  reset(): Promise<void>;
+}
+
+/** Writes a {@link CountingTmux} into `dir`. */
+export async function countingTmux(dir: string): Promise<CountingTmux> {
+  const found = await new Deno.Command("sh", { args: ["-c", "command -v tmux"], stdout: "piped" })
+    .output();
+  const real = new TextDecoder().decode(found.stdout).trim();
+  if (!real.startsWith("/")) throw new Error("tmux not found on PATH");
+  const binary = `${dir}/tmux-counting`;
+  const log = `${dir}/tmux-processes`;
+  await Deno.writeTextFile(log, "");
+  // One line per process, appended in one write: newlines inside arguments become spaces.
+  await Deno.writeTextFile(
+    binary,
+    `#!/bin/sh\nline=$(printf '%s' "$*" | tr '\\n' ' ')\nprintf '%s\\n' "$line" >> '${log}'\n` +
+      `exec '${real}' "$@"\n`,
+  );
+  await Deno.chmod(binary, 0o755);
+  return {
+    binary,
+    started: async () => (await Deno.readTextFile(log)).split("\n").filter((l) => l !== ""),
+    reset: () => Deno.writeTextFile(log, ""),
+  };
+}
+
 /** A running MCP server and its client. */
 export interface Session {
   /** The SDK client connected over stdio. */

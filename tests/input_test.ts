@@ -6,7 +6,7 @@
  */
 
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
-import { type Session, startServer, TmuxFixture } from "./harness.ts";
+import { countingTmux, type Session, startServer, TmuxFixture } from "./harness.ts";
 import { isKeyName } from "../mcp/keys.ts";
 import { chunkText } from "../tmux/chunks.ts";
 
@@ -84,7 +84,17 @@ Deno.test("input tools refuse a dead pane, a pane in copy mode and the caller's 
       const other = await bashPane(fixture);
       await fixture.tmux("copy-mode", "-t", other);
       await refusedEverywhere(session, other, "copy mode");
+      // Two modes stacked (view mode over copy mode): pane_in_mode is 2, not 1.
+      const stacked = await bashPane(fixture);
+      await fixture.tmux("copy-mode", "-t", stacked);
+      await fixture.tmux("run-shell", "-t", stacked, "echo over-copy-mode");
+      assertEquals(
+        await fixture.tmux("display-message", "-p", "-t", stacked, "#{pane_in_mode}"),
+        "2",
+      );
+      await refusedEverywhere(session, stacked, "copy mode");
       await refusedEverywhere(session, "%999", "no such pane");
+      assertEquals(await fixture.tmux("list-buffers"), "", "refused pastes leave no buffer");
     } finally {
       await session.close();
     }
@@ -196,6 +206,62 @@ for (const transport of ["control", "process"]) {
     }
   });
 }
+
+/** Text that tmux's command parser would change if any part of it were not quoted. */
+const NASTY = `-n 'single' "double" $HOME ~/x \\back ; semi #{pane_id} #(echo no) %1 {a} é€`;
+
+for (const transport of ["control", "process"]) {
+  Deno.test(`send_keys and paste_text deliver text tmux would parse, byte for byte [${transport}]`, async () => {
+    const fixture = await TmuxFixture.start({ width: 200 });
+    const session = await startServer(fixture.socketPath, { args: ["--transport", transport] });
+    try {
+      for (const tool of ["send_keys", "paste_text"]) {
+        const pane = await bashPane(fixture);
+        // Typed after a `:` and never run: the prompt line shows it as it arrived.
+        await session.ok(tool, { paneId: pane, text: `: ${NASTY}` });
+        await session.ok("send_keys", { paneId: pane, text: " END" });
+        const deadline = Date.now() + 20_000;
+        let shown = await screen(fixture, pane);
+        while (!shown.includes(" END") && Date.now() < deadline) {
+          shown = await screen(fixture, pane);
+        }
+        assertStringIncludes(shown, `: ${NASTY} END`, tool);
+      }
+    } finally {
+      await session.close();
+      await fixture.close();
+    }
+  });
+}
+
+Deno.test("a refusal is decided by tmux in the input's own round trip (counted in process mode)", async () => {
+  const fixture = await TmuxFixture.start();
+  const counter = await countingTmux(fixture.dir);
+  const pane = await bashPane(fixture);
+  const dead = await deadPane(fixture);
+  const session = await startServer(fixture.socketPath, {
+    args: ["--transport", "process", "--tmux", counter.binary],
+    denoFlags: [`--allow-run=${counter.binary}`],
+  });
+  /** tmux processes (round trips) the call started. */
+  const processes = async (tool: string, args: Record<string, unknown>, ok = true) => {
+    await counter.reset();
+    if (ok) await session.ok(tool, args);
+    else await session.fails(tool, args);
+    return (await counter.started()).length;
+  };
+  try {
+    assertEquals(await processes("send_keys", { paneId: dead, text: "never" }, false), 1);
+    // tmux drops a refused paste's buffer in that round trip; the second looks that it is gone.
+    assertEquals(await processes("paste_text", { paneId: dead, text: "never" }, false), 2);
+    assertEquals(await fixture.tmux("list-buffers"), "");
+    // The same calls to a live pane take one round trip each (round_trips_test has them all).
+    assertEquals(await processes("paste_text", { paneId: pane, text: "echo b\necho c" }), 1);
+  } finally {
+    await session.close();
+    await fixture.close();
+  }
+});
 
 Deno.test("send_keys_batch: rows in order, stop or continue at a failure, ceiling and validation", async () => {
   const fixture = await TmuxFixture.start();

@@ -38,7 +38,8 @@ export function chunkText(text: string, maxBytes = CHUNK_BYTES): string[] {
   return chunks;
 }
 
-function commandBytes(command: string[]): number {
+/** Bytes `command` takes in a round trip (its arguments, NUL-separated). */
+export function commandBytes(command: readonly string[]): number {
   return command.reduce((sum, arg) => sum + encoder.encode(arg).length + 1, 0);
 }
 

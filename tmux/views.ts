@@ -31,7 +31,8 @@ const PANE = {
   active: flag("pane_active"),
   dead: flag("pane_dead"),
   zoomed: flag("window_zoomed_flag"),
-  inMode: flag("pane_in_mode"),
+  // pane_in_mode counts the modes stacked on the pane (2: view mode over copy mode).
+  inMode: flag("#{?pane_in_mode,1,0}"),
   currentCommand: optionalText("pane_current_command"),
   currentPath: optionalText("pane_current_path"),
   pid: optionalInt("pane_pid"),

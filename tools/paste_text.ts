@@ -3,10 +3,10 @@
 import { z } from "zod";
 import { utf8Length } from "../mcp/budget.ts";
 import { ToolError } from "../mcp/errors.ts";
-import { checkInputTarget } from "../mcp/panes.ts";
+import { sendInput } from "../mcp/panes.ts";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { paneId } from "../mcp/schemas.ts";
-import { chunkText, runBounded } from "../tmux/chunks.ts";
+import { chunkText } from "../tmux/chunks.ts";
 import type { Tmux } from "../tmux/client.ts";
 import { paneTarget } from "../tmux/targets.ts";
 
@@ -54,26 +54,30 @@ export const pasteText = defineTool({
         "Paste it in parts.",
       );
     }
-    await checkInputTarget(ctx, args.paneId);
     const target = paneTarget(args.paneId);
     const buffer = `tmux-mcp-paste-${crypto.randomUUID()}`;
     const [first, ...rest] = chunkText(args.text);
     try {
-      await runBounded(ctx.tmux, [
-        ["set-buffer", "-b", buffer, "--", first],
-        ...rest.map((chunk) => ["set-buffer", "-a", "-b", buffer, "--", chunk]),
-        // -d deletes the buffer once pasted.
-        [
-          "paste-buffer",
-          "-d",
-          ...(args.bracketed ?? true ? ["-p"] : []),
-          "-b",
-          buffer,
-          "-t",
-          target,
+      await sendInput(ctx, args.paneId, {
+        setup: [
+          ["set-buffer", "-b", buffer, "--", first],
+          ...rest.map((chunk) => ["set-buffer", "-a", "-b", buffer, "--", chunk]),
         ],
-        ...(args.enter ? [["send-keys", "-t", target, "Enter"]] : []),
-      ], { signal: ctx.signal });
+        input: [
+          // -d deletes the buffer once pasted.
+          [
+            "paste-buffer",
+            "-d",
+            ...(args.bracketed ?? true ? ["-p"] : []),
+            "-b",
+            buffer,
+            "-t",
+            target,
+          ],
+          ...(args.enter ? [["send-keys", "-t", target, "Enter"]] : []),
+        ],
+        refused: [["delete-buffer", "-b", buffer]],
+      });
     } catch (error) {
       await dropBuffer(ctx.tmux, buffer);
       throw error;

@@ -2,10 +2,9 @@
 
 import { z } from "zod";
 import { checkTyping, describeTyping, typingCommands, typingFields } from "../mcp/keys.ts";
-import { checkInputTarget } from "../mcp/panes.ts";
+import { sendInput } from "../mcp/panes.ts";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { paneId } from "../mcp/schemas.ts";
-import { runBounded } from "../tmux/chunks.ts";
 
 /** The send_keys tool. */
 export const sendKeys = defineTool({
@@ -28,8 +27,7 @@ export const sendKeys = defineTool({
   }),
   async handler(args, ctx) {
     checkTyping(args);
-    await checkInputTarget(ctx, args.paneId);
-    await runBounded(ctx.tmux, typingCommands(args.paneId, args), { signal: ctx.signal });
+    await sendInput(ctx, args.paneId, { input: typingCommands(args.paneId, args) });
     return { paneId: args.paneId, sent: describeTyping(args) };
   },
   render: (r) => `sent to pane ${r.paneId}: ${r.sent}`,

@@ -3,10 +3,9 @@
 import { z } from "zod";
 import { errorText, ToolError } from "../mcp/errors.ts";
 import { checkTyping, typingCommands, typingFields } from "../mcp/keys.ts";
-import { checkInputTarget } from "../mcp/panes.ts";
+import { sendInput } from "../mcp/panes.ts";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { paneId } from "../mcp/schemas.ts";
-import { runBounded } from "../tmux/chunks.ts";
 import { TmuxError } from "../tmux/errors.ts";
 
 const operation = z.strictObject({
@@ -72,8 +71,7 @@ export const sendKeysBatch = defineTool({
       let error: string | null = null;
       try {
         await pause(op.delayMs ?? 0, ctx.signal);
-        await checkInputTarget(ctx, op.paneId);
-        await runBounded(ctx.tmux, typingCommands(op.paneId, op), { signal: ctx.signal });
+        await sendInput(ctx, op.paneId, { input: typingCommands(op.paneId, op) });
       } catch (caught) {
         if (ctx.signal.aborted || (caught instanceof TmuxError && caught.kind === "cancelled")) {
           throw caught;

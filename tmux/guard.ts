@@ -1,0 +1,29 @@
+/**
+ * Commands that tmux runs only while a condition holds, decided inside tmux
+ * in the same round trip as the commands before them. `if-shell -F` tests a
+ * format (no shell starts) and inserts the chosen command list right after
+ * itself, so nothing else can run between the test and the commands.
+ *
+ * @module
+ */
+
+import { quoteArgument } from "./control_transport.ts";
+
+/** `commands` as one command-list string for tmux's parser, each argument arriving byte-exact. */
+export function commandList(commands: readonly string[][]): string {
+  return commands.map((command) => command.map(quoteArgument).join(" ")).join(" ; ");
+}
+
+/**
+ * The `if-shell -F` command that runs `then` when `condition` (a format
+ * expanded for `target`) is true, else `otherwise` (nothing when empty).
+ */
+export function runIf(
+  target: string,
+  condition: string,
+  then: readonly string[][],
+  otherwise: readonly string[][] = [],
+): string[] {
+  const branches = [commandList(then), ...(otherwise.length > 0 ? [commandList(otherwise)] : [])];
+  return ["if-shell", "-F", "-t", target, condition, ...branches];
+}
