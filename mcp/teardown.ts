@@ -42,13 +42,19 @@ const ROW_FORMAT = "#{session_id} #{window_id} #{pane_id}";
 /**
  * Reads every pane of the server in the round trip after `check`, a command
  * that fails when the target does not exist (so a missing target is a
- * no-such error, not an empty server).
+ * no-such error, not an empty server), then runs `then` in the same round
+ * trip (nothing of it when the check fails).
  */
 export async function readRows(
   tmux: Tmux,
   check: string[],
+  then: string[][] = [],
 ): Promise<{ checked: string; rows: PaneRow[] }> {
-  const [checked, output] = await tmux.run([check, ["list-panes", "-a", "-F", ROW_FORMAT]]);
+  const [checked, output] = await tmux.run([
+    check,
+    ["list-panes", "-a", "-F", ROW_FORMAT],
+    ...then,
+  ]);
   const rows = output.split("\n").filter((line) => line !== "").map((line) => {
     const [sessionId, windowId, paneId] = line.split(" ");
     return { sessionId, windowId, paneId };
@@ -93,7 +99,7 @@ export function cascade(
  */
 export async function refuseCaller(
   ctx: ToolContext,
-  scope: PaneRow[],
+  scope: readonly Pick<PaneRow, "paneId">[],
   what: string,
 ): Promise<void> {
   const guarded = await ctx.caller.guardedPane(ctx.tmux);

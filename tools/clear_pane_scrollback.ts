@@ -4,7 +4,7 @@ import { z } from "zod";
 import { callerPane } from "../mcp/panes.ts";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { paneId, paneView } from "../mcp/schemas.ts";
-import { readRows, refuseCaller } from "../mcp/teardown.ts";
+import { refuseCaller } from "../mcp/teardown.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { listPanesCommand, noSuch, parsePanes } from "../tmux/views.ts";
 
@@ -20,10 +20,7 @@ export const clearPaneScrollback = defineTool({
   input: z.strictObject({ paneId }),
   output: z.object({ pane: paneView }),
   async handler(args, ctx) {
-    const { rows } = await readRows(ctx.tmux, ["list-panes", "-t", paneTarget(args.paneId)]);
-    const own = rows.filter((row) => row.paneId === args.paneId);
-    if (own.length === 0) throw noSuch("pane");
-    await refuseCaller(ctx, own, `pane ${args.paneId}`);
+    await refuseCaller(ctx, [{ paneId: args.paneId }], `pane ${args.paneId}`);
     const [, output] = await ctx.tmux.run([
       ["clear-history", "-t", paneTarget(args.paneId)],
       listPanesCommand({ kind: "pane", paneId: args.paneId }),

@@ -12,7 +12,6 @@ import {
   renderKilled,
 } from "../mcp/teardown.ts";
 import { paneTarget } from "../tmux/targets.ts";
-import { noSuch } from "../tmux/views.ts";
 
 /** The kill_pane tool. */
 export const killPane = defineTool({
@@ -25,16 +24,14 @@ export const killPane = defineTool({
   input: z.strictObject({ paneId }),
   output: killedOutput,
   async handler(args, ctx) {
-    const { rows } = await readRows(ctx.tmux, ["list-panes", "-t", paneTarget(args.paneId)]);
-    const own = rows.filter((row) => row.paneId === args.paneId);
-    if (own.length === 0) throw noSuch("pane");
-    await refuseCaller(ctx, own, `pane ${args.paneId}`);
+    await refuseCaller(ctx, [{ paneId: args.paneId }], `pane ${args.paneId}`);
+    const target = paneTarget(args.paneId);
+    // The rows are read right before the kill, in its round trip: what went is what was there.
+    const { rows } = await readRows(ctx.tmux, ["list-panes", "-t", target], [
+      ...keepOwnServerAlive(ctx.tmux),
+      ["kill-pane", "-t", target],
+    ]);
     const killed = cascade(rows, { paneId: args.paneId });
-    await ctx.tmux.run([...keepOwnServerAlive(ctx.tmux), [
-      "kill-pane",
-      "-t",
-      paneTarget(args.paneId),
-    ]]);
     ctx.topologyChanged();
     return { killed };
   },
