@@ -3,12 +3,12 @@
 import { z } from "zod";
 import { ToolError } from "../mcp/errors.ts";
 import { callerPane } from "../mcp/panes.ts";
-import { changesTmux, defineTool } from "../mcp/registry.ts";
+import { changesTmux, defineTool, type ToolContext } from "../mcp/registry.ts";
 import { paneId, paneView, windowId } from "../mcp/schemas.ts";
 import { NO_SESSIONS, nothingToDo, withoutValues } from "../mcp/workspace.ts";
 import { flag, formatOf, int, parseRows, type Row, text } from "../tmux/format.ts";
 import { paneTarget } from "../tmux/targets.ts";
-import { listPanesCommand, noSuch, parsePanes } from "../tmux/views.ts";
+import { listPanesCommand, noSuch, type PaneView, parsePanes } from "../tmux/views.ts";
 
 const GEOMETRY = {
   paneId: text("pane_id"),
@@ -87,6 +87,10 @@ export const selectPane = defineTool({
   async handler(args, ctx) {
     if (!args.paneId && !args.windowId) throw nothingToDo("paneId or windowId");
     if (!args.paneId && !args.direction) throw nothingToDo("paneId or direction");
+    if (args.paneId && !args.windowId && !args.direction) {
+      // Nothing to look up: select and read back in one round trip.
+      return { pane: await select(ctx, args.paneId) };
+    }
     const output = await withoutValues(
       [],
       () => ctx.tmux.one(["list-panes", "-a", "-F", formatOf(GEOMETRY)]),
@@ -125,12 +129,17 @@ export const selectPane = defineTool({
     } else if (args.direction) {
       target = neighbour(panes, from, args.direction);
     }
-    const [, view] = await ctx.tmux.run([
-      ["select-pane", "-t", paneTarget(target.paneId)],
-      listPanesCommand({ kind: "pane", paneId: target.paneId }),
-    ]);
-    const [pane] = parsePanes(view, await callerPane(ctx));
-    if (!pane) throw noSuch("pane");
-    return { pane };
+    return { pane: await select(ctx, target.paneId) };
   },
 });
+
+/** Selects `paneId` and reads it back in the same round trip. */
+async function select(ctx: ToolContext, paneId: string): Promise<PaneView> {
+  const [, view] = await ctx.tmux.run([
+    ["select-pane", "-t", paneTarget(paneId)],
+    listPanesCommand({ kind: "pane", paneId }),
+  ]);
+  const [pane] = parsePanes(view, await callerPane(ctx));
+  if (!pane) throw noSuch("pane");
+  return pane;
+}

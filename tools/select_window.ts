@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { ToolError } from "../mcp/errors.ts";
-import { changesTmux, defineTool } from "../mcp/registry.ts";
+import { changesTmux, defineTool, type ToolContext } from "../mcp/registry.ts";
 import { session, windowId, windowView } from "../mcp/schemas.ts";
 import { NO_SESSIONS, nothingToDo, withoutValues } from "../mcp/workspace.ts";
 import { flag, formatOf, int, parseRows, text } from "../tmux/format.ts";
@@ -13,6 +13,7 @@ import {
   noSuch,
   parseSessions,
   parseWindows,
+  type WindowView,
   windowViewCommand,
 } from "../tmux/views.ts";
 
@@ -49,6 +50,10 @@ export const selectWindow = defineTool({
   async handler(args, ctx) {
     if (!args.windowId && !args.session) throw nothingToDo("windowId or session");
     if (!args.windowId && !args.direction) throw nothingToDo("windowId or direction");
+    if (args.windowId && !args.session && !args.direction) {
+      // Nothing to look up: select and read back in one round trip.
+      return { window: await select(ctx, args.windowId) };
+    }
     const [sessionsOut, windowsOut] = await withoutValues([], () =>
       ctx.tmux.run([
         listSessionsCommand(),
@@ -85,12 +90,21 @@ export const selectWindow = defineTool({
       const step = args.direction === "next" ? 1 : -1;
       target = windows[(at + step + windows.length) % windows.length].windowId;
     }
-    const [, output] = await ctx.tmux.run([
-      ["select-window", "-t", windowTarget(target)],
-      windowViewCommand(target),
-    ]);
-    const window = parseWindows(output).find((row) => row.sessionId === sessionId);
-    if (!window) throw noSuch("window");
-    return { window };
+    return { window: await select(ctx, target, sessionId) };
   },
 });
+
+/**
+ * Selects `windowId` and reads it back in the same round trip, as seen from
+ * `sessionId` (a linked window shows once per session), else its first session.
+ */
+async function select(ctx: ToolContext, windowId: string, sessionId?: string): Promise<WindowView> {
+  const [, output] = await ctx.tmux.run([
+    ["select-window", "-t", windowTarget(windowId)],
+    windowViewCommand(windowId),
+  ]);
+  const windows = parseWindows(output);
+  const window = sessionId ? windows.find((row) => row.sessionId === sessionId) : windows[0];
+  if (!window) throw noSuch("window");
+  return window;
+}
