@@ -38,7 +38,7 @@
 
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { FIXTURE_SHELL, startServer, TmuxFixture } from "../tests/harness.ts";
+import { countingTmux, FIXTURE_SHELL, startServer, TmuxFixture } from "../tests/harness.ts";
 import { rssKiB } from "../tests/hardening.ts";
 import { median, quantile } from "./stats.ts";
 
@@ -156,29 +156,6 @@ async function fillHistory(fixture: TmuxFixture, pane: string): Promise<number> 
   return size;
 }
 
-/** Writes the counting wrapper: one line per tmux process started, then the real tmux. */
-async function writeWrapper(dir: string): Promise<{ wrapper: string; counter: string }> {
-  const real = await new Deno.Command("sh", {
-    args: ["-c", "command -v tmux"],
-    stdout: "piped",
-  }).output();
-  const tmuxPath = new TextDecoder().decode(real.stdout).trim();
-  if (!tmuxPath.startsWith("/")) throw new Error("tmux not found on PATH");
-  const wrapper = `${dir}/tmux-counting`;
-  const counter = `${dir}/tmux-processes`;
-  await Deno.writeTextFile(counter, "");
-  await Deno.writeTextFile(
-    wrapper,
-    `#!/bin/sh\necho x >> '${counter}'\nexec '${tmuxPath}' "$@"\n`,
-  );
-  await Deno.chmod(wrapper, 0o755);
-  return { wrapper, counter };
-}
-
-async function countLines(path: string): Promise<number> {
-  return (await Deno.readTextFile(path)).split("\n").filter((l) => l !== "").length;
-}
-
 async function startupMs(socketPath: string, mode: Mode): Promise<number[]> {
   const samples: number[] = [];
   for (let i = 0; i <= STARTUP_RUNS; i++) {
@@ -268,7 +245,8 @@ async function main() {
     const windows = (await fixture.tmux("list-windows", "-a", "-F", "#{window_id}")).split("\n");
     const historyPane = panes[0];
     const historySize = await fillHistory(fixture, historyPane);
-    const { wrapper, counter } = await writeWrapper(fixture.dir);
+    const counter = await countingTmux(fixture.dir);
+    const wrapper = counter.binary;
     const jobs = workloads(panes, windows, historyPane);
 
     // Latency: the shipped command line, both transports alive, blocks alternating.
@@ -321,10 +299,9 @@ async function main() {
       servers.push(server);
       for (const job of jobs) {
         for (let i = 0; i < COUNT_WARMUP; i++) await timedCall(server, job.tool, job.args(i));
-        const before = await countLines(counter);
+        await counter.reset();
         for (let i = 0; i < COUNTED_CALLS; i++) await timedCall(server, job.tool, job.args(i));
-        results.get(job.label)![mode].perCall = (await countLines(counter) - before) /
-          COUNTED_CALLS;
+        results.get(job.label)![mode].perCall = (await counter.started()).length / COUNTED_CALLS;
       }
     }
     await Promise.all(servers.splice(0).map((s) => s.close()));
