@@ -43,6 +43,8 @@ Deno.test("round trips per call: one for every tool with nothing to look up firs
         ["show_environment", {}, 1],
         ["show_hooks", { scope: "Session", paneId: p1 }, 1],
         ["capture_pane", { paneId: p1 }, 1],
+        // No paneId (and no caller pane): the first session's active pane is looked up first.
+        ["capture_pane", {}, 2],
         ["snapshot_pane", { paneId: p1 }, 1],
         // The pane's state first: how much history to read depends on it.
         ["capture_since", { paneId: p1 }, 2],
@@ -65,7 +67,9 @@ Deno.test("round trips per call: one for every tool with nothing to look up firs
         ["set_mouse_enabled", { enabled: true, session: "main" }, 1],
         ["set_pane_title", { paneId: p1, title: "t" }, 1],
         ["set_synchronize_panes", { windowId: w1, enabled: false }, 1],
-        ["signal_channel", { channel: "nobody-waits" }, 1],
+        ["signal_channel", { channel: "early" }, 1],
+        // The server's pid, the waiter (tmux keeps the early signal), the pid again.
+        ["wait_for_channel", { channel: "early", timeoutSeconds: 5 }, 3],
         ["select_pane", { paneId: p1 }, 1],
         ["select_window", { windowId: w0 }, 1],
         // A direction is resolved from tmux's lists first.
@@ -85,6 +89,8 @@ Deno.test("round trips per call: one for every tool with nothing to look up firs
         ["create_window", { session: "main", name: "made" }, 1, true],
         ["split_window", { paneId: p0 }, 1, true],
         ["create_session", { name: "made" }, 1, true],
+        // The move is decided from the session's windows: read first, then move.
+        ["move_window", { windowId: w1, destinationIndex: 7 }, 2, true],
         ["kill_pane", { paneId: p2 }, 1, true],
       ];
       for (const [tool, args, expected, changesTopology] of calls) {
