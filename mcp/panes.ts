@@ -157,9 +157,10 @@ export async function sendInput(
     runIf(paneTarget(paneId), ACCEPTS_INPUT, commands, refused);
   const fits = (commands: string[][]) =>
     commands.reduce((sum, command) => sum + commandBytes(command), 0) <= ROUND_TRIP_BYTES;
-  // The longest start of the input that fits one round trip with the check.
-  let head = input.length;
-  while (head > 0 && !fits([view, guard(input.slice(0, head))])) head--;
+  // The longest start of the input that fits one round trip with the check
+  // (grown from the front: only what fits is ever quoted).
+  let head = 0;
+  while (head < input.length && fits([view, guard(input.slice(0, head + 1))])) head++;
   if (head === 0) {
     // Not even the first command fits inside the guard: check, then send.
     const [pane] = await checkInputTargetWith(ctx, paneId, []);

@@ -200,6 +200,18 @@ for (const transport of ["control", "process"]) {
           keys: ["C-a"],
         }).then(() => session.ok("send_keys", { paneId: pane, text: `v=${long}; `, enter: true })));
       assertStringIncludes(await screen(fixture, pane), "\n17000\n");
+      // Quoted for tmux's parser inside the guard, 8,000 "~" take 32,000 bytes: too long for one
+      // tmux command line, so the pane is checked first and the text sent after it.
+      const tildes = "~".repeat(9_000);
+      await signalledBy(fixture, "tildes", () =>
+        session.ok("send_keys", {
+          paneId: pane,
+          text: `echo \${#v} ; tmux wait-for -S tildes #`,
+          keys: ["C-a"],
+        }).then(() =>
+          session.ok("send_keys", { paneId: pane, text: `v='${tildes}'; `, enter: true })
+        ));
+      assertStringIncludes(await screen(fixture, pane), "\n9000\n");
     } finally {
       await session.close();
       await fixture.close();
