@@ -112,15 +112,26 @@ export function rawServer(
   };
 }
 
+/**
+ * How long a test's own tmux command may take. Only a `wait-for` for a signal
+ * that never comes gets near it: the test then fails instead of hanging.
+ */
+const FIXTURE_TMUX_BOUND_MS = 60_000;
+
 /** Runs tmux against `socketPath`; resolves with stdout, throws with stderr on failure. */
 export async function tmuxAt(socketPath: string, ...args: string[]): Promise<string> {
+  const bound = AbortSignal.timeout(FIXTURE_TMUX_BOUND_MS);
   const out = await new Deno.Command("tmux", {
     args: ["-S", socketPath, "-f", "/dev/null", ...args],
     stdout: "piped",
     stderr: "piped",
     stdin: "null",
+    signal: bound,
   }).output();
   const stdout = new TextDecoder().decode(out.stdout);
+  if (bound.aborted) {
+    throw new Error(`tmux ${args.join(" ")} did not finish within ${FIXTURE_TMUX_BOUND_MS} ms`);
+  }
   if (out.code !== 0) {
     throw new Error(
       `tmux ${args.join(" ")} failed: ${new TextDecoder().decode(out.stderr).trim()}`,
@@ -188,6 +199,17 @@ export class TmuxFixture {
   async typeLine(pane: string, line: string): Promise<void> {
     await this.tmux("send-keys", "-t", pane, "-l", line);
     await this.tmux("send-keys", "-t", pane, "Enter");
+  }
+
+  /** Resolves once `program` runs in the foreground of `pane` (polled, bounded). */
+  async untilForeground(pane: string, program: string): Promise<void> {
+    const deadline = Date.now() + 20_000;
+    while (
+      (await this.tmux("display-message", "-p", "-t", pane, "#{pane_current_command}")) !== program
+    ) {
+      if (Date.now() > deadline) throw new Error(`${program} did not start in ${pane}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
   }
 
   /** Opens a window in `main` running the fixture shell; resolves with its pane once the shell answers. */

@@ -170,6 +170,9 @@ for (const transport of ["control", "process"]) {
           text: "tmux wait-for -S sleeping; sleep 300",
           enter: true,
         }));
+      // The signal comes just before sleep starts: a C-c sent in between would
+      // hit the exiting tmux client, and sleep would run its 300 s.
+      await fixture.untilForeground(pane, "sleep");
       await session.ok("send_keys", { paneId: pane, keys: ["C-c"] });
       await fixture.runInPane(pane, "echo after-interrupt");
 
