@@ -77,6 +77,9 @@ export function splitCapture(output: string): string[] {
  * reads the same two fields as {@link refuseUnsafeInput}.
  */
 const ACCEPTS_INPUT = "#{?pane_dead,0,#{?pane_in_mode,0,1}}";
+/** What the guard prints when it sent the input, and when it refused. */
+const SENT = "tmux-mcp-input-sent";
+const REFUSED = "tmux-mcp-input-refused";
 
 /** Refuses typing into this server's own pane (before anything reaches tmux). */
 async function refuseOwnPane(ctx: ToolContext, paneId: string): Promise<void> {
@@ -153,8 +156,12 @@ export async function sendInput(
   await refuseOwnPane(ctx, paneId);
   const options = { signal: ctx.signal };
   const view = listPanesCommand({ kind: "pane", paneId });
+  // Each branch first prints which one tmux took: the view is only for the message.
   const guard = (commands: string[][]) =>
-    runIf(paneTarget(paneId), ACCEPTS_INPUT, commands, refused);
+    runIf(paneTarget(paneId), ACCEPTS_INPUT, [["display-message", "-p", SENT], ...commands], [
+      ["display-message", "-p", REFUSED],
+      ...refused,
+    ]);
   const fits = (commands: string[][]) =>
     commands.reduce((sum, command) => sum + commandBytes(command), 0) <= ROUND_TRIP_BYTES;
   // The longest start of the input that fits one round trip with the check
@@ -177,7 +184,14 @@ export async function sendInput(
   }
   const [pane] = parsePanes(outputs.at(-2) ?? "", await callerPane(ctx));
   if (!pane) throw noSuch("pane");
-  refuseUnsafeInput(pane);
+  if (outputs.at(-1)?.split("\n")[0] !== SENT) {
+    refuseUnsafeInput(pane);
+    // Only something run between the two commands (a tmux hook) can get here.
+    throw new ToolError(
+      `pane ${paneId} died or entered a mode just before the input; nothing was sent`,
+      "Look at the pane (get_pane_info) and try again.",
+    );
+  }
   await runBounded(ctx.tmux, input.slice(head), options);
   return pane;
 }

@@ -278,6 +278,48 @@ Deno.test("a refusal is decided by tmux in the input's own round trip (counted i
   }
 });
 
+for (const transport of ["control", "process"]) {
+  Deno.test(`a pane that enters a mode between the check and the keys gets nothing [${transport}]`, async () => {
+    const fixture = await TmuxFixture.start();
+    const pane = await bashPane(fixture);
+    const session = await startServer(fixture.socketPath, { args: ["--transport", transport] });
+    /** Runs `tool` while a tmux hook puts the pane in copy mode right after `command`. */
+    const underHook = async (command: string, tool: string, args: Record<string, unknown>) => {
+      await fixture.tmux("set-hook", "-g", `after-${command}`, `copy-mode -t ${pane}`);
+      try {
+        return await session.fails(tool, args);
+      } finally {
+        await fixture.tmux("set-hook", "-gu", `after-${command}`);
+        await fixture.tmux("send-keys", "-t", pane, "-X", "cancel");
+      }
+    };
+    try {
+      // After the pane's view is read, before the guard: tmux's own test refuses.
+      const typed = await underHook("list-panes", "send_keys", {
+        paneId: pane,
+        text: "echo LEAKED",
+      });
+      assertStringIncludes(typed, "entered a mode just before the input; nothing was sent");
+      // run_shell_command marks the pane in the typing's round trip; refused, the mark goes again.
+      const ran = await underHook("set-option", "run_shell_command", {
+        paneId: pane,
+        command: "echo LEAKED",
+      });
+      assertStringIncludes(ran, "is in a mode");
+      assertEquals(await fixture.tmux("show-options", "-p", "-t", pane), "");
+      const next = await session.ok<{ outcome: string }>("run_shell_command", {
+        paneId: pane,
+        command: "echo fine",
+      });
+      assertEquals(next.outcome, "completed");
+      assert(!(await screen(fixture, pane)).includes("LEAKED"), "nothing was typed");
+    } finally {
+      await session.close();
+      await fixture.close();
+    }
+  });
+}
+
 Deno.test("send_keys_batch: rows in order, stop or continue at a failure, ceiling and validation", async () => {
   const fixture = await TmuxFixture.start();
   const pane = await bashPane(fixture);

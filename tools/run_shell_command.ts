@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { contentText } from "../mcp/budget.ts";
 import { ToolError } from "../mcp/errors.ts";
-import { budget, checkInputTargetWith, splitCapture } from "../mcp/panes.ts";
+import { budget, checkInputTargetWith, sendInput, splitCapture } from "../mcp/panes.ts";
 import { defineTool, type ToolContext } from "../mcp/registry.ts";
 import { content, maxLines, paneId, timeoutSeconds } from "../mcp/schemas.ts";
 import {
@@ -18,7 +18,7 @@ import {
   RUNNING_OPTION,
   STATUS_OPTION_PREFIX,
 } from "../mcp/shell_frame.ts";
-import { chunkText, runBounded } from "../tmux/chunks.ts";
+import { chunkText } from "../tmux/chunks.ts";
 import { TmuxError } from "../tmux/errors.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { waitForChannel } from "../tmux/wait_for.ts";
@@ -162,15 +162,27 @@ async function run(args: RunArgs, ctx: ToolContext) {
     }
   }
   const started = performance.now();
-  await runBounded(ctx.tmux, [
-    ...cleanup,
-    ...stored,
-    ["set-option", "-p", "-t", target, RUNNING_OPTION, `${frame.id}.${pane.pid ?? ""}`],
-    // C-u first: text left on the prompt would otherwise be glued to the line.
-    ["send-keys", "-t", target, "C-u"],
-    ["send-keys", "-t", target, "-l", "--", frame.line],
-    ["send-keys", "-t", target, "Enter"],
-  ], { signal: ctx.signal });
+  // Checked again by tmux right before the line is typed: the pane may have
+  // died or entered a mode since the first look. Refused, the marks go again.
+  await sendInput(ctx, args.paneId, {
+    setup: [
+      ...cleanup,
+      ...stored,
+      ["set-option", "-p", "-t", target, RUNNING_OPTION, `${frame.id}.${pane.pid ?? ""}`],
+    ],
+    input: [
+      // C-u first: text left on the prompt would otherwise be glued to the line.
+      ["send-keys", "-t", target, "C-u"],
+      ["send-keys", "-t", target, "-l", "--", frame.line],
+      ["send-keys", "-t", target, "Enter"],
+    ],
+    refused: [
+      ["set-option", "-pu", "-t", target, RUNNING_OPTION],
+      ...(frame.commandOption === null
+        ? []
+        : [["set-option", "-pu", "-t", target, frame.commandOption]]),
+    ],
+  });
 
   const outcome = await waitForRun(ctx, args.paneId, frame, effective * 1000);
   const elapsedSeconds = Math.round(performance.now() - started) / 1000;
