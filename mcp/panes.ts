@@ -136,7 +136,7 @@ export interface PaneInput {
   setup?: string[][];
   /** The commands that reach the pane, in order. */
   input: string[][];
-  /** Commands to run instead when tmux finds the pane unsafe (dropping that buffer). */
+  /** Commands to run instead when tmux finds the pane unsafe (dropping a buffer, removing a mark). */
   refused?: string[][];
 }
 
