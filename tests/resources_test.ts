@@ -462,7 +462,8 @@ async function subscriptionChecks(fx: TmuxFixture, session: string, count: numbe
       `${count} subscription checks`,
       (async () => {
         let buffered = "";
-        await subscribe(1);
+        // Subscribed once attached: before that, refresh-client has no client to act on.
+        let attached = false;
         for (let heard = 0; heard < count;) {
           const { value, done } = await reader.read();
           if (done) {
@@ -472,7 +473,10 @@ async function subscriptionChecks(fx: TmuxFixture, session: string, count: numbe
           for (let nl = buffered.indexOf("\n"); nl >= 0; nl = buffered.indexOf("\n")) {
             const line = buffered.slice(0, nl);
             buffered = buffered.slice(nl + 1);
-            if (line.startsWith(`%subscription-changed check${heard + 1} `)) {
+            if (!attached && line.startsWith("%session-changed ")) {
+              attached = true;
+              await subscribe(1);
+            } else if (line.startsWith(`%subscription-changed check${heard + 1} `)) {
               heard++;
               if (heard < count) await subscribe(heard + 1);
             }
