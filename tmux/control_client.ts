@@ -5,7 +5,7 @@
  * @module
  */
 
-import { adopt } from "./children.ts";
+import { adopt, killChild } from "./children.ts";
 import { childEnvironment } from "./environment.ts";
 import { missingTmux, spawnStats } from "./spawn.ts";
 
@@ -206,6 +206,26 @@ export async function spawnControlClient(
   // A client that ends before attaching is no longer at risk.
   void child.status.finally(() => markAttached(child));
   return adopt(child, "control");
+}
+
+/**
+ * Lets a control client leave: once no other control client of this process
+ * is attaching (its leaving notifies them, `%client-detached`), closes its
+ * input, which makes tmux detach it, and kills it if it has not ended
+ * `graceMs` later. Resolves when `ended` does.
+ */
+export async function leaveControlClient(
+  child: Deno.ChildProcess,
+  closeInput: () => Promise<void>,
+  ended: Promise<unknown>,
+  graceMs: number,
+): Promise<void> {
+  await handshakesSettled(child);
+  // A broken pipe means the client already left, which is the goal.
+  await closeInput().catch(() => {});
+  const timer = setTimeout(() => killChild(child), graceMs);
+  await ended;
+  clearTimeout(timer);
 }
 
 /**

@@ -31,7 +31,7 @@
 
 import { killChild } from "./children.ts";
 import {
-  handshakesSettled,
+  leaveControlClient,
   markAttached,
   quietCommands,
   readChunks,
@@ -314,16 +314,7 @@ class ControlClient {
   /** Ends the client: stdin EOF makes tmux detach it; kill if it lingers. */
   async close(): Promise<void> {
     this.#closing = true;
-    // Its leaving notifies every other control client (%client-detached).
-    await handshakesSettled(this.child);
-    try {
-      await this.#writer.close();
-    } catch {
-      // Already broken: the client is gone or going.
-    }
-    const timer = setTimeout(() => this.kill(), EXIT_GRACE_MS);
-    await this.done;
-    clearTimeout(timer);
+    await leaveControlClient(this.child, () => this.#writer.close(), this.done, EXIT_GRACE_MS);
   }
 
   /** Kills the child; the reader then sees EOF and cleans up. */

@@ -20,7 +20,7 @@
 import { socketArgs, type Tmux } from "./client.ts";
 import { killChild } from "./children.ts";
 import {
-  handshakesSettled,
+  leaveControlClient,
   markAttached,
   readChunks,
   spawnControlClient,
@@ -154,13 +154,7 @@ class SessionFeed {
   async close(): Promise<void> {
     // New watchers start a fresh client rather than join one that is leaving.
     this.onEnd();
-    // Its leaving notifies every other control client (%client-detached).
-    await handshakesSettled(this.child);
-    // A broken pipe means the client already left, which is the goal.
-    await this.#writer.close().catch(() => {});
-    const timer = setTimeout(() => this.kill(), EXIT_GRACE_MS);
-    await this.done;
-    clearTimeout(timer);
+    await leaveControlClient(this.child, () => this.#writer.close(), this.done, EXIT_GRACE_MS);
   }
 
   kill(): void {

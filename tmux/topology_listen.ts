@@ -29,8 +29,7 @@
 
 import { socketArgs, type Tmux } from "./client.ts";
 import { quoteArgument } from "./control_transport.ts";
-import { killChild } from "./children.ts";
-import { handshakesSettled, markAttached, spawnControlClient } from "./control_client.ts";
+import { leaveControlClient, markAttached, spawnControlClient } from "./control_client.ts";
 
 /** Name of the format subscription that reports topology changes. */
 export const TOPOLOGY_SUBSCRIPTION = "tmux-mcp-topology";
@@ -95,12 +94,7 @@ export class TopologyListener {
     const done = this.#done;
     this.#child = undefined;
     if (!child || !done) return;
-    // Its leaving notifies every other control client (%client-detached).
-    await handshakesSettled(child);
-    await child.stdin.close().catch(() => {});
-    const timer = setTimeout(() => killChild(child), EXIT_GRACE_MS);
-    await done;
-    clearTimeout(timer);
+    await leaveControlClient(child, () => child.stdin.close(), done, EXIT_GRACE_MS);
   }
 
   async #attach(): Promise<void> {
