@@ -118,6 +118,19 @@ export function rawServer(
  */
 const FIXTURE_TMUX_BOUND_MS = 60_000;
 
+/** Resolves once `check` holds, polled every 50 ms; fails after `ms` (a failure bound, not a pace). */
+export async function eventually(
+  check: () => Promise<boolean>,
+  what: string,
+  ms = 20_000,
+): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** Runs tmux against `socketPath`; resolves with stdout, throws with stderr on failure. */
 export async function tmuxAt(socketPath: string, ...args: string[]): Promise<string> {
   const bound = AbortSignal.timeout(FIXTURE_TMUX_BOUND_MS);
@@ -203,13 +216,12 @@ export class TmuxFixture {
 
   /** Resolves once `program` runs in the foreground of `pane` (polled, bounded). */
   async untilForeground(pane: string, program: string): Promise<void> {
-    const deadline = Date.now() + 20_000;
-    while (
-      (await this.tmux("display-message", "-p", "-t", pane, "#{pane_current_command}")) !== program
-    ) {
-      if (Date.now() > deadline) throw new Error(`${program} did not start in ${pane}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await eventually(
+      async () =>
+        (await this.tmux("display-message", "-p", "-t", pane, "#{pane_current_command}")) ===
+          program,
+      `${program} runs in ${pane}`,
+    );
   }
 
   /** Opens a window in `main` running the fixture shell; resolves with its pane once the shell answers. */

@@ -6,7 +6,7 @@
  */
 
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
-import { countingTmux, type Session, startServer, TmuxFixture } from "./harness.ts";
+import { countingTmux, eventually, type Session, startServer, TmuxFixture } from "./harness.ts";
 import { isKeyName } from "../mcp/keys.ts";
 import { chunkText } from "../tmux/chunks.ts";
 
@@ -36,11 +36,10 @@ async function signalledBy(fixture: TmuxFixture, channel: string, action: () => 
 async function deadPane(fixture: TmuxFixture): Promise<string> {
   await fixture.tmux("set-option", "-g", "remain-on-exit", "on");
   const pane = await fixture.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "exit 0");
-  const deadline = Date.now() + 20_000;
-  while ((await fixture.tmux("display-message", "-p", "-t", pane, "#{pane_dead}")) !== "1") {
-    if (Date.now() > deadline) throw new Error("the pane did not die");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await eventually(
+    async () => (await fixture.tmux("display-message", "-p", "-t", pane, "#{pane_dead}")) === "1",
+    "the pane is dead",
+  );
   return pane;
 }
 
@@ -194,26 +193,22 @@ for (const transport of ["control", "process"]) {
       await fixture.runInPane(pane, "echo probe");
       assert(!(await screen(fixture, pane)).includes("LEAKED"), "nothing was typed");
 
+      /** Types `echo ${#v}`, then goes back and types `v=<value>; ` in front of it, and runs it. */
+      const assignAndCount = (value: string, channel: string) =>
+        signalledBy(fixture, channel, () =>
+          session.ok("send_keys", {
+            paneId: pane,
+            text: `echo \${#v} ; tmux wait-for -S ${channel} #`,
+            keys: ["C-a"],
+          }).then(() =>
+            session.ok("send_keys", { paneId: pane, text: `v=${value}; `, enter: true })
+          ));
       // Long text goes through in chunks whatever the transport's limits.
-      const long = "x".repeat(17_000);
-      await signalledBy(fixture, "long", () =>
-        session.ok("send_keys", {
-          paneId: pane,
-          text: `echo \${#v} ; tmux wait-for -S long #`,
-          keys: ["C-a"],
-        }).then(() => session.ok("send_keys", { paneId: pane, text: `v=${long}; `, enter: true })));
+      await assignAndCount("x".repeat(17_000), "long");
       assertStringIncludes(await screen(fixture, pane), "\n17000\n");
       // Quoted for tmux's parser inside the guard, 8,000 "~" take 32,000 bytes: too long for one
       // tmux command line, so the pane is checked first and the text sent after it.
-      const tildes = "~".repeat(9_000);
-      await signalledBy(fixture, "tildes", () =>
-        session.ok("send_keys", {
-          paneId: pane,
-          text: `echo \${#v} ; tmux wait-for -S tildes #`,
-          keys: ["C-a"],
-        }).then(() =>
-          session.ok("send_keys", { paneId: pane, text: `v='${tildes}'; `, enter: true })
-        ));
+      await assignAndCount(`'${"~".repeat(9_000)}'`, "tildes");
       assertStringIncludes(await screen(fixture, pane), "\n9000\n");
     } finally {
       await session.close();
@@ -235,12 +230,8 @@ for (const transport of ["control", "process"]) {
         // Typed after a `:` and never run: the prompt line shows it as it arrived.
         await session.ok(tool, { paneId: pane, text: `: ${NASTY}` });
         await session.ok("send_keys", { paneId: pane, text: " END" });
-        const deadline = Date.now() + 20_000;
-        let shown = await screen(fixture, pane);
-        while (!shown.includes(" END") && Date.now() < deadline) {
-          shown = await screen(fixture, pane);
-        }
-        assertStringIncludes(shown, `: ${NASTY} END`, tool);
+        await eventually(async () => (await screen(fixture, pane)).includes(" END"), "END shows");
+        assertStringIncludes(await screen(fixture, pane), `: ${NASTY} END`, tool);
       }
     } finally {
       await session.close();

@@ -7,7 +7,14 @@
  */
 
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
-import { childProcesses, type Session, startServer, TmuxFixture, withServer } from "./harness.ts";
+import {
+  childProcesses,
+  eventually,
+  type Session,
+  startServer,
+  TmuxFixture,
+  withServer,
+} from "./harness.ts";
 import {
   buildFrame,
   INLINE_LIMIT,
@@ -246,15 +253,6 @@ async function waitForChildren(parent: number): Promise<number[]> {
   return (await childProcesses(parent))
     .filter((p) => / wait-for /.test(p.args))
     .map((p) => p.pid);
-}
-
-/** Resolves once `check` holds; fails after `ms` (a failure bound, not a pace). */
-async function eventually(check: () => Promise<boolean>, what: string, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 Deno.test("run_shell_command: cancelling ends the wait and leaves no tmux child", async () => {
