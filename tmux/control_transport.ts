@@ -139,6 +139,11 @@ export function quoteArgument(arg: string): string {
   return `${out}"`;
 }
 
+/** One command as tmux's parser reads it: every argument quoted by {@link quoteArgument}. */
+export function commandLine(command: readonly string[]): string {
+  return command.map(quoteArgument).join(" ");
+}
+
 function timeoutError(ms: number): TmuxError {
   return new TmuxError(
     "timeout",
@@ -259,9 +264,7 @@ class ControlClient {
     const id = this.#nextId++;
     const single = commands.length === 1 && quietCommands(commands);
     try {
-      text = `${
-        commands.map((c) => c.map(quoteArgument).join(" ")).join(` ; ${this.#separatorLine} ; `)
-      }\n`;
+      text = `${commands.map(commandLine).join(` ; ${this.#separatorLine} ; `)}\n`;
       if (!single) {
         text += `display-message -p ${quoteArgument(`${this.marker}:${id}:#{client_session}`)}\n`;
       }

@@ -7,11 +7,11 @@
  * @module
  */
 
-import { quoteArgument } from "./control_transport.ts";
+import { commandLine } from "./control_transport.ts";
 
 /** `commands` as one command-list string for tmux's parser, each argument arriving byte-exact. */
 export function commandList(commands: readonly string[][]): string {
-  return commands.map((command) => command.map(quoteArgument).join(" ")).join(" ; ");
+  return commands.map(commandLine).join(" ; ");
 }
 
 /**
