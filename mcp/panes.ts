@@ -9,6 +9,7 @@ import { commandBytes, ROUND_TRIP_BYTES, runBounded } from "../tmux/chunks.ts";
 import { runIf } from "../tmux/guard.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import {
+  getPane,
   getPaneWith,
   isNoServer,
   listPanesCommand,
@@ -109,15 +110,8 @@ function refuseUnsafeInput(pane: PaneView): void {
 
 /**
  * Refuses input into a pane that is dead, in a mode (copy mode), or the
- * caller's own; resolves with the pane's view when input is safe.
- */
-export async function checkInputTarget(ctx: ToolContext, paneId: string): Promise<PaneView> {
-  return (await checkInputTargetWith(ctx, paneId, []))[0];
-}
-
-/**
- * {@link checkInputTarget}, running the reads `also` in the same round trip;
- * resolves with the pane and their outputs.
+ * caller's own, running the reads `also` in the same round trip; resolves
+ * with the pane's view and their outputs when input is safe.
  */
 export async function checkInputTargetWith(
   ctx: ToolContext,
@@ -145,14 +139,14 @@ export interface PaneInput {
  * mode. tmux itself tests the pane right before the input, in the same round
  * trip as the pane's view (`if-shell -F`), so the pane cannot change between
  * check and input; with the setup, that is one round trip. Input too long for
- * one round trip sends its first part guarded and the rest after it. Resolves
- * with the pane's view; a refusal throws after tmux ran `refused`.
+ * one round trip sends its first part guarded and the rest after it. A
+ * refusal throws after tmux ran `refused`.
  */
 export async function sendInput(
   ctx: ToolContext,
   paneId: string,
   { setup = [], input, refused = [] }: PaneInput,
-): Promise<PaneView> {
+): Promise<void> {
   await refuseOwnPane(ctx, paneId);
   const options = { signal: ctx.signal };
   const view = listPanesCommand({ kind: "pane", paneId });
@@ -170,9 +164,9 @@ export async function sendInput(
   while (head < input.length && fits([view, guard(input.slice(0, head + 1))])) head++;
   if (head === 0) {
     // Not even the first command fits inside the guard: check, then send.
-    const [pane] = await checkInputTargetWith(ctx, paneId, []);
+    refuseUnsafeInput(await getPane(ctx.tmux, paneId, null));
     await runBounded(ctx.tmux, [...setup, ...input], options);
-    return pane;
+    return;
   }
   const guarded = [view, guard(input.slice(0, head))];
   let outputs: string[];
@@ -182,9 +176,9 @@ export async function sendInput(
     await runBounded(ctx.tmux, setup, options);
     outputs = await ctx.tmux.run(guarded, options);
   }
-  const [pane] = parsePanes(outputs.at(-2) ?? "", await callerPane(ctx));
-  if (!pane) throw noSuch("pane");
   if (outputs.at(-1)?.split("\n")[0] !== SENT) {
+    const [pane] = parsePanes(outputs.at(-2) ?? "", null);
+    if (!pane) throw noSuch("pane");
     refuseUnsafeInput(pane);
     // Only something run between the two commands (a tmux hook) can get here.
     throw new ToolError(
@@ -193,7 +187,6 @@ export async function sendInput(
     );
   }
   await runBounded(ctx.tmux, input.slice(head), options);
-  return pane;
 }
 
 /** Drops the empty rows below the last printed one: they are screen, not output. */
