@@ -161,14 +161,18 @@ export async function sendInput(
   // The longest start of the input that fits one round trip with the check
   // (grown from the front: only what fits is ever quoted).
   let head = 0;
-  while (head < input.length && fits([view, guard(input.slice(0, head + 1))])) head++;
-  if (head === 0) {
+  let guarded: string[][] | undefined;
+  for (; head < input.length; head++) {
+    const next = [view, guard(input.slice(0, head + 1))];
+    if (!fits(next)) break;
+    guarded = next;
+  }
+  if (!guarded) {
     // Not even the first command fits inside the guard: check, then send.
     refuseUnsafeInput(await getPane(ctx.tmux, paneId, null));
     await runBounded(ctx.tmux, [...setup, ...input], options);
     return;
   }
-  const guarded = [view, guard(input.slice(0, head))];
   let outputs: string[];
   if (fits([...setup, ...guarded])) {
     outputs = await ctx.tmux.run([...setup, ...guarded], options);
