@@ -118,16 +118,20 @@ export function rawServer(
  */
 const FIXTURE_TMUX_BOUND_MS = 60_000;
 
-/** Resolves once `check` holds, polled every 50 ms; fails after `ms` (a failure bound, not a pace). */
+/**
+ * Resolves once `check` holds, polled every `paceMs`; fails after `ms` (a
+ * failure bound, not a pace).
+ */
 export async function eventually(
   check: () => Promise<boolean>,
   what: string,
   ms = 20_000,
+  paceMs = 50,
 ): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, paceMs));
   }
 }
 
@@ -317,17 +321,16 @@ export interface ServerOptions {
 async function controlClientAttached(socketPath: string): Promise<void> {
   const sessions = await tmuxAt(socketPath, "list-sessions", "-F", "#{session_id}").catch(() => "");
   if (sessions === "") return;
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    const clients = await tmuxAt(
-      socketPath,
-      "list-clients",
-      "-F",
-      "#{client_control_mode}:#{client_session}",
-    );
-    if (clients.split("\n").some((line) => /^1:./.test(line))) return;
-  }
-  throw new Error("the server's control client did not attach within 20 s");
+  // Every server start waits here, so the pace is short: attaching takes a
+  // few tens of milliseconds.
+  await eventually(
+    async () =>
+      (await tmuxAt(socketPath, "list-clients", "-F", "#{client_control_mode}:#{client_session}"))
+        .split("\n").some((line) => /^1:./.test(line)),
+    "the server's control client has attached",
+    20_000,
+    10,
+  );
 }
 
 /**
