@@ -8,15 +8,7 @@
 import { commandBytes, ROUND_TRIP_BYTES, runBounded } from "../tmux/chunks.ts";
 import { runIf } from "../tmux/guard.ts";
 import { paneTarget } from "../tmux/targets.ts";
-import {
-  getPane,
-  getPaneWith,
-  isNoServer,
-  listPanesCommand,
-  noSuch,
-  type PaneView,
-  parsePanes,
-} from "../tmux/views.ts";
+import { getPane, getPaneWith, isNoServer, noSuch, type PaneView } from "../tmux/views.ts";
 import { TmuxError } from "../tmux/errors.ts";
 import { budgetLines, type Content } from "./budget.ts";
 import { ToolError } from "./errors.ts";
@@ -73,14 +65,19 @@ export function splitCapture(output: string): string[] {
 }
 
 /**
- * The format tmux tests before input reaches a pane: true while the pane's
- * program runs and no mode (copy mode, view mode) would take the keys. It
- * reads the same two fields as {@link refuseUnsafeInput}.
+ * The format tmux tests before input reaches a pane: true while the pane
+ * exists, its program runs and no mode (copy mode, view mode) would take the
+ * keys. A missing target leaves every pane field empty (tmux 3.3a), hence the
+ * test of `pane_id`. It reads the fields {@link refuseUnsafeInput} words.
  */
-const ACCEPTS_INPUT = "#{?pane_dead,0,#{?pane_in_mode,0,1}}";
-/** What the guard prints when it sent the input, and when it refused. */
+const ACCEPTS_INPUT = "#{?pane_id,#{?pane_dead,0,#{?pane_in_mode,0,1}},0}";
+/** What the guard prints when it sent the input. */
 const SENT = "tmux-mcp-input-sent";
-const REFUSED = "tmux-mcp-input-refused";
+/**
+ * What it prints when it refused: the fields it tested, as it read them
+ * (`pane_in_mode` is a count, 2 for view mode over copy mode).
+ */
+const REFUSED = "tmux-mcp-input-refused #{pane_id} #{pane_dead} #{?pane_in_mode,1,0}";
 
 /** Refuses typing into this server's own pane (before anything reaches tmux). */
 async function refuseOwnPane(ctx: ToolContext, paneId: string): Promise<void> {
@@ -93,7 +90,7 @@ async function refuseOwnPane(ctx: ToolContext, paneId: string): Promise<void> {
 }
 
 /** Refuses input into a dead pane or one in a mode, as {@link ACCEPTS_INPUT} decides in tmux. */
-function refuseUnsafeInput(pane: PaneView): void {
+function refuseUnsafeInput(pane: Pick<PaneView, "paneId" | "dead" | "inMode">): void {
   if (pane.dead) {
     throw new ToolError(
       `pane ${pane.paneId} is dead (its program exited)`,
@@ -136,11 +133,11 @@ export interface PaneInput {
 
 /**
  * Sends input to a pane that is not this server's own, not dead and in no
- * mode. tmux itself tests the pane right before the input, in the same round
- * trip as the pane's view (`if-shell -F`), so the pane cannot change between
- * check and input; with the setup, that is one round trip. Input too long for
- * one round trip sends its first part guarded and the rest after it. A
- * refusal throws after tmux ran `refused`.
+ * mode. tmux itself tests the pane right before the input (`if-shell -F`),
+ * so the pane cannot change between check and input, and prints which branch
+ * it took; with the setup, that is one round trip. Input too long for one
+ * round trip sends its first part guarded and the rest after it. A refusal
+ * throws after tmux ran `refused`.
  */
 export async function sendInput(
   ctx: ToolContext,
@@ -149,22 +146,19 @@ export async function sendInput(
 ): Promise<void> {
   await refuseOwnPane(ctx, paneId);
   const options = { signal: ctx.signal };
-  const view = listPanesCommand({ kind: "pane", paneId });
-  // Each branch first prints which one tmux took: the view is only for the message.
+  const target = paneTarget(paneId);
   const guard = (commands: string[][]) =>
-    runIf(paneTarget(paneId), ACCEPTS_INPUT, [["display-message", "-p", SENT], ...commands], [
-      ["display-message", "-p", REFUSED],
+    runIf(target, ACCEPTS_INPUT, [["display-message", "-p", SENT], ...commands], [
+      ["display-message", "-p", "-t", target, REFUSED],
       ...refused,
     ]);
-  const fits = (commands: string[][]) =>
-    commands.reduce((sum, command) => sum + commandBytes(command), 0) <= ROUND_TRIP_BYTES;
   // The longest start of the input that fits one round trip with the check
   // (grown from the front: only what fits is ever quoted).
   let head = 0;
-  let guarded: string[][] | undefined;
+  let guarded: string[] | undefined;
   for (; head < input.length; head++) {
-    const next = [view, guard(input.slice(0, head + 1))];
-    if (!fits(next)) break;
+    const next = guard(input.slice(0, head + 1));
+    if (commandBytes(next) > ROUND_TRIP_BYTES) break;
     guarded = next;
   }
   if (!guarded) {
@@ -173,21 +167,23 @@ export async function sendInput(
     await runBounded(ctx.tmux, [...setup, ...input], options);
     return;
   }
-  let outputs: string[];
-  if (fits([...setup, ...guarded])) {
-    outputs = await ctx.tmux.run([...setup, ...guarded], options);
+  const withSetup = [...setup, guarded];
+  let answer: string | undefined;
+  if (withSetup.reduce((sum, command) => sum + commandBytes(command), 0) <= ROUND_TRIP_BYTES) {
+    answer = (await ctx.tmux.run(withSetup, options)).at(-1);
   } else {
     await runBounded(ctx.tmux, setup, options);
-    outputs = await ctx.tmux.run(guarded, options);
+    answer = await ctx.tmux.one(guarded, options);
   }
-  if (outputs.at(-1)?.split("\n")[0] !== SENT) {
-    const [pane] = parsePanes(outputs.at(-2) ?? "", null);
-    if (!pane) throw noSuch("pane");
-    refuseUnsafeInput(pane);
-    // Only something run between the two commands (a tmux hook) can get here.
+  const [said, found, dead, inMode] = (answer ?? "").split("\n")[0].split(" ");
+  if (said !== SENT) {
+    if (found === "") throw noSuch("pane");
+    refuseUnsafeInput({ paneId, dead: dead === "1", inMode: inMode === "1" });
+    // Not reached while tmux prints what it tested; an answer we cannot read
+    // is never taken for a sent input.
     throw new ToolError(
-      `pane ${paneId} died or entered a mode just before the input; nothing was sent`,
-      "Look at the pane (get_pane_info) and try again.",
+      `tmux did not confirm that the input reached pane ${paneId}`,
+      "Look at the pane (get_pane_info or capture_pane) before trying again.",
     );
   }
   await runBounded(ctx.tmux, input.slice(head), options);

@@ -285,12 +285,15 @@ for (const transport of ["control", "process"]) {
       }
     };
     try {
-      // After the pane's view is read, before the guard: tmux's own test refuses.
-      const typed = await underHook("list-panes", "send_keys", {
+      // After the paste's buffer is filled, before the guard: tmux's own test
+      // refuses, says why, and drops the buffer.
+      const pasted = await underHook("set-buffer", "paste_text", {
         paneId: pane,
         text: "echo LEAKED",
+        enter: true,
       });
-      assertStringIncludes(typed, "entered a mode just before the input; nothing was sent");
+      assertStringIncludes(pasted, "is in a mode");
+      assertEquals(await fixture.tmux("list-buffers"), "");
       // run_shell_command marks the pane in the typing's round trip; refused, the mark goes again.
       const ran = await underHook("set-option", "run_shell_command", {
         paneId: pane,
