@@ -56,6 +56,12 @@ async function main(argv: string[]): Promise<void> {
   }
   const tools = selectTools(CATALOG, settings.toolsets, settings.tools, settings.excludeTools)
     .map((tool, _, all) => tool.specialize?.(all) ?? tool);
+  if (tools.length === 0) {
+    fail(
+      "the settings select no tools; name toolsets (--toolsets, from inspect, manage, execute, " +
+        "teardown) or tools (--tools), and exclude fewer.",
+    );
+  }
   const facts: RuntimeFacts = { tmuxBinary: null, tmuxVersion: null, startedServer: null };
   if (action === "print-capabilities") {
     console.log(JSON.stringify(capabilitiesDocument(settings, tools, facts), null, 2));

@@ -196,7 +196,9 @@ export function parseSettings(
     toolsets = parseToolsets(toolsetsArg.value);
     toolsetsSource = toolsetsArg.from;
   } else if (safety !== undefined) {
-    const level = SAFETY_LEVELS[checkText(safety, "LIBTMUX_SAFETY").trim()];
+    const name = checkText(safety, "LIBTMUX_SAFETY").trim();
+    // hasOwn: a name every object has ("constructor") is no level.
+    const level = Object.hasOwn(SAFETY_LEVELS, name) ? SAFETY_LEVELS[name] : undefined;
     if (!level) {
       throw new SettingsError(
         `LIBTMUX_SAFETY must be one of ${Object.keys(SAFETY_LEVELS).join(", ")}.`,

@@ -2,6 +2,10 @@
 
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
 import { processTable, spawnServerProcess, TmuxFixture } from "./harness.ts";
+import { CATALOG } from "../mcp/catalog.ts";
+
+const INSPECT_TOOLS = CATALOG.filter((tool) => tool.capability.toolset === "inspect")
+  .map((tool) => tool.name);
 
 /** Processes whose command line mentions `needle`. */
 async function processesMentioning(needle: string): Promise<string[]> {
@@ -71,6 +75,13 @@ Deno.test("start-up failures print one clear line and exit 1", async () => {
   assertStringIncludes(
     await startupFailure([], { LIBTMUX_SAFETY: "readonly", LIBTMUX_TOOLSETS: "inspect" }),
     "LIBTMUX_SAFETY",
+  );
+  assertStringIncludes(await startupFailure([], { LIBTMUX_SAFETY: "constructor" }), "one of");
+  // An empty list (a configuration template's blank) would serve a server with nothing to call.
+  assertStringIncludes(await startupFailure(["--toolsets", ","]), "select no tools");
+  assertStringIncludes(
+    await startupFailure(["--toolsets", "inspect", "--exclude-tools", INSPECT_TOOLS.join(",")]),
+    "select no tools",
   );
   const missing = await startupFailure(["--tmux", "/nonexistent/tmux", "-S", "/tmp/unused.sock"]);
   assertStringIncludes(missing, "--tmux");

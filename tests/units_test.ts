@@ -75,6 +75,14 @@ Deno.test("settings: LIBTMUX_SAFETY maps to toolsets", () => {
     parseSettings([], env({ LIBTMUX_SAFETY: "destructive" })).settings.toolsets.length,
     4,
   );
+  // Names every JavaScript object answers to are no levels.
+  for (const name of ["constructor", "toString", "__proto__", "hasOwnProperty"]) {
+    assertThrows(
+      () => parseSettings([], env({ LIBTMUX_SAFETY: name })),
+      SettingsError,
+      "must be one of readonly, mutating, destructive",
+    );
+  }
 });
 
 Deno.test("selection: toolsets, then added tools, then exclusions which always win", () => {
