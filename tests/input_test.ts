@@ -93,6 +93,28 @@ Deno.test("input tools refuse a dead pane, a pane in copy mode and the caller's 
       );
       await refusedEverywhere(session, stacked, "copy mode");
       await refusedEverywhere(session, "%999", "no such pane");
+      // synchronize-panes would copy keys sent to a sibling into the caller's pane.
+      const sibling = await fixture.tmux(
+        "split-window",
+        "-P",
+        "-F",
+        "#{pane_id}",
+        "-t",
+        live,
+        BASH,
+      );
+      await fixture.tmux("set-option", "-w", "-t", live, "synchronize-panes", "on");
+      await refusedEverywhere(session, sibling, "synchronize-panes is on");
+      // tmux 3.3a copies only into panes whose own option is on: off for the
+      // caller's pane, the keys reach the sibling alone.
+      await fixture.tmux("set-option", "-p", "-t", live, "synchronize-panes", "off");
+      await signalledBy(fixture, "synced", () =>
+        session.ok("send_keys", {
+          paneId: sibling,
+          text: `echo SIBLING-ONLY; tmux -S ${fixture.socketPath} wait-for -S synced`,
+          enter: true,
+        }));
+      assert(!(await screen(fixture, live)).includes("SIBLING-ONLY"), "the caller got nothing");
       assertEquals(await fixture.tmux("list-buffers"), "", "refused pastes leave no buffer");
     } finally {
       await session.close();

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { utf8Length } from "../mcp/budget.ts";
 import { ToolError } from "../mcp/errors.ts";
-import { sendInput } from "../mcp/panes.ts";
+import { sendInput } from "../mcp/input.ts";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { paneId } from "../mcp/schemas.ts";
 import { chunkText } from "../tmux/chunks.ts";

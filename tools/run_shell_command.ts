@@ -3,7 +3,8 @@
 import { z } from "zod";
 import { contentText } from "../mcp/budget.ts";
 import { ToolError } from "../mcp/errors.ts";
-import { budget, checkInputTargetWith, sendInput, splitCapture } from "../mcp/panes.ts";
+import { checkInputTargetWith, sendInput } from "../mcp/input.ts";
+import { budget, splitCapture } from "../mcp/panes.ts";
 import { defineTool, type ToolContext } from "../mcp/registry.ts";
 import { content, maxLines, paneId, timeoutSeconds } from "../mcp/schemas.ts";
 import {

@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { checkTyping, describeTyping, typingCommands, typingFields } from "../mcp/keys.ts";
-import { sendInput } from "../mcp/panes.ts";
+import { sendInput } from "../mcp/input.ts";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { paneId } from "../mcp/schemas.ts";
 

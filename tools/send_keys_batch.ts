@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { errorText, ToolError } from "../mcp/errors.ts";
 import { checkTyping, typingCommands, typingFields } from "../mcp/keys.ts";
-import { sendInput } from "../mcp/panes.ts";
+import { sendInput } from "../mcp/input.ts";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { paneId } from "../mcp/schemas.ts";
 import { TmuxError } from "../tmux/errors.ts";

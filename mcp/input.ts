@@ -1,0 +1,192 @@
+/**
+ * Input safety (CONTRACT §4): input reaches a pane only when it is not this
+ * server's own, is alive, is in no mode (copy mode, view mode), and its keys
+ * would not be copied into this server's own pane by synchronize-panes.
+ * tmux itself tests that right before the input, in the same round trip.
+ *
+ * @module
+ */
+
+import { commandBytes, ROUND_TRIP_BYTES, runBounded } from "../tmux/chunks.ts";
+import { runIf } from "../tmux/guard.ts";
+import { paneTarget } from "../tmux/targets.ts";
+import { getPaneWith, noSuch, type PaneView } from "../tmux/views.ts";
+import { ToolError } from "./errors.ts";
+import { callerPane } from "./panes.ts";
+import type { ToolContext } from "./registry.ts";
+
+/** A pane's state as the input guard reads it in tmux. */
+interface InputState {
+  /** False when the target does not exist. */
+  found: boolean;
+  dead: boolean;
+  inMode: boolean;
+  /** Keys sent to the pane would also be typed into this server's own pane. */
+  reachesCaller: boolean;
+}
+
+/**
+ * A format, true when keys sent to the pane would also reach `caller`: tmux
+ * 3.3a copies a key to every other pane of the window when both the target
+ * and that pane have synchronize-panes on (a pane option there).
+ */
+function reaches(caller: string | null): string {
+  if (!caller) return "0";
+  const callerSynced = `#{P:#{?#{&&:#{==:#{pane_id},${caller}},#{synchronize-panes}},1,}}`;
+  return `#{&&:#{synchronize-panes},${callerSynced}}`;
+}
+
+/**
+ * The format tmux tests before input: true while the pane exists, its
+ * program runs, no mode would take the keys, and they would not reach
+ * `caller`. A missing target leaves every pane field empty (tmux 3.3a),
+ * hence the test of `pane_id`.
+ */
+function acceptsInput(caller: string | null): string {
+  return `#{?pane_id,#{?pane_dead,0,#{?pane_in_mode,0,#{?${reaches(caller)},0,1}}},0}`;
+}
+
+/**
+ * The fields {@link acceptsInput} tests, printed space-separated for
+ * {@link parseState} (`pane_in_mode` is a count: 2 for view mode over copy mode).
+ */
+function stateFormat(caller: string | null): string {
+  return `#{pane_id} #{pane_dead} #{?pane_in_mode,1,0} #{?${reaches(caller)},1,0}`;
+}
+
+function parseState(fields: string[]): InputState {
+  const [id, dead, inMode, reachesCaller] = fields;
+  return {
+    found: !!id,
+    dead: dead === "1",
+    inMode: inMode === "1",
+    reachesCaller: reachesCaller === "1",
+  };
+}
+
+/** What the guard prints when it sent the input, and (followed by the state) when it refused. */
+const SENT = "tmux-mcp-input-sent";
+const REFUSED = "tmux-mcp-input-refused";
+
+/** Refuses typing into this server's own pane (before anything reaches tmux). */
+function refuseOwnPane(paneId: string, caller: string | null): void {
+  if (caller === paneId) {
+    throw new ToolError(
+      `pane ${paneId} is the pane this server runs in; typing into it would reach the agent's own terminal`,
+      "Use another pane (create_window or split_window make one).",
+    );
+  }
+}
+
+/** Throws the refusal `state` calls for, if any. */
+function refuseUnsafeInput(paneId: string, state: Omit<InputState, "found">): void {
+  if (state.dead) {
+    throw new ToolError(
+      `pane ${paneId} is dead (its program exited)`,
+      "Restart it with respawn_pane, or use another pane.",
+    );
+  }
+  if (state.inMode) {
+    throw new ToolError(
+      `pane ${paneId} is in a mode (such as copy mode), so keys would go to the mode, not the program`,
+      "Leave the mode first (press q in that pane), then try again, or use another pane.",
+    );
+  }
+  if (state.reachesCaller) {
+    throw new ToolError(
+      `pane ${paneId} shares a window with the pane this server runs in, and synchronize-panes is ` +
+        "on: the keys would also be typed into the agent's own terminal",
+      "Turn synchronization off (set_synchronize_panes) or use a pane in another window.",
+    );
+  }
+}
+
+/**
+ * Refuses input into a pane that is dead, in a mode (copy mode), or the
+ * caller's own, running the reads `also` in the same round trip; resolves
+ * with the pane's view and their outputs when input is safe. (The guard of
+ * {@link sendInput} tests again, synchronize-panes included.)
+ */
+export async function checkInputTargetWith(
+  ctx: ToolContext,
+  paneId: string,
+  also: string[][],
+): Promise<[PaneView, string[]]> {
+  refuseOwnPane(paneId, await ctx.caller.guardedPane(ctx.tmux));
+  const [pane, outputs] = await getPaneWith(ctx.tmux, paneId, await callerPane(ctx), also);
+  refuseUnsafeInput(paneId, { ...pane, reachesCaller: false });
+  return [pane, outputs];
+}
+
+/** Input for one pane: what {@link sendInput} sends, and when. */
+export interface PaneInput {
+  /** Commands that prepare the input (filling a buffer) and need no check. */
+  setup?: string[][];
+  /** The commands that reach the pane, in order. */
+  input: string[][];
+  /** Commands to run instead when tmux finds the pane unsafe (dropping a buffer, removing a mark). */
+  refused?: string[][];
+}
+
+/**
+ * Sends input to a pane that passes the input-safety test. tmux itself tests
+ * the pane right before the input (`if-shell -F`), so the pane cannot change
+ * between check and input, and prints which branch it took; with the setup,
+ * that is one round trip. Input too long for one round trip sends its first
+ * part guarded and the rest after it. A refusal throws after tmux ran `refused`.
+ */
+export async function sendInput(
+  ctx: ToolContext,
+  paneId: string,
+  { setup = [], input, refused = [] }: PaneInput,
+): Promise<void> {
+  const caller = await ctx.caller.guardedPane(ctx.tmux);
+  refuseOwnPane(paneId, caller);
+  const options = { signal: ctx.signal };
+  const target = paneTarget(paneId);
+  const state = stateFormat(caller);
+  const guard = (commands: string[][]) =>
+    runIf(target, acceptsInput(caller), [["display-message", "-p", SENT], ...commands], [
+      ["display-message", "-p", "-t", target, `${REFUSED} ${state}`],
+      ...refused,
+    ]);
+  // The longest start of the input that fits one round trip with the check
+  // (grown from the front: only what fits is ever quoted).
+  let head = 0;
+  let guarded: string[] | undefined;
+  for (; head < input.length; head++) {
+    const next = guard(input.slice(0, head + 1));
+    if (commandBytes(next) > ROUND_TRIP_BYTES) break;
+    guarded = next;
+  }
+  if (!guarded) {
+    // Not even the first command fits inside the guard: check, then send.
+    const read = await ctx.tmux.one(["display-message", "-p", "-t", target, state], options);
+    const checked = parseState(read.split("\n")[0].split(" "));
+    if (!checked.found) throw noSuch("pane");
+    refuseUnsafeInput(paneId, checked);
+    await runBounded(ctx.tmux, [...setup, ...input], options);
+    return;
+  }
+  const withSetup = [...setup, guarded];
+  let answer: string | undefined;
+  if (withSetup.reduce((sum, command) => sum + commandBytes(command), 0) <= ROUND_TRIP_BYTES) {
+    answer = (await ctx.tmux.run(withSetup, options)).at(-1);
+  } else {
+    await runBounded(ctx.tmux, setup, options);
+    answer = await ctx.tmux.one(guarded, options);
+  }
+  const [said, ...fields] = (answer ?? "").split("\n")[0].split(" ");
+  if (said !== SENT) {
+    const refusal = parseState(fields);
+    if (said === REFUSED && !refusal.found) throw noSuch("pane");
+    if (said === REFUSED) refuseUnsafeInput(paneId, refusal);
+    // Not reached while tmux prints what it tested; an answer we cannot read
+    // is never taken for a sent input.
+    throw new ToolError(
+      `tmux did not confirm that the input reached pane ${paneId}`,
+      "Look at the pane (get_pane_info or capture_pane) before trying again.",
+    );
+  }
+  await runBounded(ctx.tmux, input.slice(head), options);
+}
