@@ -8,6 +8,7 @@
 
 import { z } from "zod";
 import { isOwnSocket, type Tmux } from "../tmux/client.ts";
+import { runIf } from "../tmux/guard.ts";
 import { ToolError } from "./errors.ts";
 import type { ToolContext } from "./registry.ts";
 
@@ -43,14 +44,14 @@ const ROW_FORMAT = "#{session_id} #{window_id} #{pane_id}";
  * Reads every pane of the server in the round trip after `check`, a command
  * that fails when the target does not exist (so a missing target is a
  * no-such error, not an empty server), then runs `then` in the same round
- * trip (nothing of it when the check fails).
+ * trip (nothing of it when the check fails); `after` holds their outputs.
  */
 export async function readRows(
   tmux: Tmux,
   check: string[],
   then: string[][] = [],
-): Promise<{ checked: string; rows: PaneRow[] }> {
-  const [checked, output] = await tmux.run([
+): Promise<{ checked: string; rows: PaneRow[]; after: string[] }> {
+  const [checked, output, ...after] = await tmux.run([
     check,
     ["list-panes", "-a", "-F", ROW_FORMAT],
     ...then,
@@ -59,7 +60,7 @@ export async function readRows(
     const [sessionId, windowId, paneId] = line.split(" ");
     return { sessionId, windowId, paneId };
   });
-  return { checked, rows };
+  return { checked, rows, after };
 }
 
 /** What killing `target` removes, as tmux cascades it (pane → window → session). */
@@ -103,13 +104,48 @@ export async function refuseCaller(
   what: string,
 ): Promise<void> {
   const guarded = await ctx.caller.guardedPane(ctx.tmux);
-  if (guarded && scope.some((row) => row.paneId === guarded)) {
-    const holds = what === `pane ${guarded}` ? what + " is" : `${what} contains pane ${guarded},`;
-    throw new ToolError(
-      `${holds} the pane this server runs in; destroying it would end the agent's own terminal`,
-      "Leave that target alone; kill other panes, windows or sessions instead.",
-    );
-  }
+  if (guarded && scope.some((row) => row.paneId === guarded)) throw callerRefusal(guarded, what);
+}
+
+function callerRefusal(caller: string, what: string): ToolError {
+  const holds = what === `pane ${caller}` ? what + " is" : `${what} contains pane ${caller},`;
+  return new ToolError(
+    `${holds} the pane this server runs in; destroying it would end the agent's own terminal`,
+    "Leave that target alone; kill other panes, windows or sessions instead.",
+  );
+}
+
+/** What {@link unlessHoldsCaller} prints when tmux refused. */
+const HOLDS_CALLER = "tmux-mcp-holds-caller";
+
+/**
+ * `then`, run only while `target` (a window, or a session when `scope` says
+ * so) holds no pane that is `caller`. tmux decides right before `then`, in
+ * the same round trip, so a pane moved in by a concurrent call (swap_pane,
+ * move_window) is seen. Check the output with {@link refuseIfHeldCaller}.
+ */
+export function unlessHoldsCaller(
+  caller: string | null,
+  target: string,
+  scope: "window" | "session",
+  then: string[][],
+): string[][] {
+  if (!caller) return then;
+  const inWindow = `#{P:#{?#{==:#{pane_id},${caller}},1,}}`;
+  const holds = scope === "session" ? `#{W:${inWindow}}` : inWindow;
+  return [runIf(target, holds, [["display-message", "-p", HOLDS_CALLER]], then)];
+}
+
+/**
+ * Throws the caller refusal when `output` (of {@link unlessHoldsCaller}'s
+ * command) says tmux refused; `what` names the target in the message.
+ */
+export function refuseIfHeldCaller(
+  caller: string | null,
+  output: string | undefined,
+  what: string,
+) {
+  if (caller && output?.split("\n")[0] === HOLDS_CALLER) throw callerRefusal(caller, what);
 }
 
 /**

@@ -184,6 +184,68 @@ teardownTest("teardown refuses every target holding the caller's pane", async (f
   assertEquals((await s.ok<Killed>("kill_window", { windowId: spare })).killed.windowIds, [spare]);
 }, { env: callerEnv });
 
+/**
+ * Calls `tool` while a one-shot tmux hook runs `action` right after the
+ * first `list` command with `-a` (the tool's read of every pane or window),
+ * as a concurrent call could between that read and the tool's change.
+ */
+async function afterReadingAll(
+  fx: TmuxFixture,
+  s: Session,
+  list: "list-panes" | "list-windows",
+  action: string,
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<string> {
+  const hook = `after-${list}`;
+  await fx.tmux(
+    "set-hook",
+    "-g",
+    hook,
+    `if-shell -F "#{m:*-a*,#{hook_arguments}}" "${action} ; set-hook -gu ${hook}"`,
+  );
+  try {
+    return await s.fails(tool, args);
+  } finally {
+    await fx.tmux("set-hook", "-gu", hook);
+  }
+}
+
+teardownTest(
+  "a caller's pane moved into the target after the tool's read is still refused",
+  async (fx, s) => {
+    const caller = await ids(fx, "#{pane_id}", "main");
+    const doomed = await fx.tmux("new-window", "-d", "-t", "main:", "-P", "-F", "#{window_id}");
+    const doomedPane = await ids(fx, "#{pane_id}", doomed);
+    const swap = `swap-pane -d -s ${caller} -t ${doomedPane}`;
+    const killWindow = await afterReadingAll(fx, s, "list-panes", swap, "kill_window", {
+      windowId: doomed,
+    });
+    assertStringIncludes(killWindow, `contains pane ${caller}`);
+    assertEquals(await ids(fx, "#{window_id}", caller), doomed, "the hook swapped the caller in");
+    await fx.tmux("new-session", "-d", "-s", "victim");
+    const moveIn = `move-window -s ${doomed} -t victim:`;
+    const killSession = await afterReadingAll(fx, s, "list-panes", moveIn, "kill_session", {
+      session: "victim",
+    });
+    assertStringIncludes(killSession, `contains pane ${caller}`);
+    // move_window -k: the caller's pane moves into the window at the destination index.
+    const spare = await fx.tmux("new-window", "-d", "-t", "main:7", "-P", "-F", "#{window_id}");
+    const occupant = await fx.tmux("new-window", "-d", "-t", "main:8", "-P", "-F", "#{pane_id}");
+    const replace = await afterReadingAll(
+      fx,
+      s,
+      "list-windows",
+      `swap-pane -d -s ${caller} -t ${occupant}`,
+      "move_window",
+      { windowId: spare, destinationIndex: 8, replaceExisting: true },
+    );
+    assertStringIncludes(replace, `contains pane ${caller}`);
+    assert((await topology(fx)).some((row) => row.endsWith(caller)), "the caller's pane lives");
+  },
+  { env: callerEnv },
+);
+
 teardownTest("no refusal when TMUX names another tmux server", async (fx, s) => {
   const pane = await ids(fx, "#{pane_id}", "main");
   const window = await ids(fx, "#{window_id}", "main");

@@ -8,8 +8,9 @@ import {
   keepOwnServerAlive,
   killedOutput,
   readRows,
-  refuseCaller,
+  refuseIfHeldCaller,
   renderKilled,
+  unlessHoldsCaller,
 } from "../mcp/teardown.ts";
 import { sessionTarget } from "../tmux/targets.ts";
 
@@ -26,24 +27,24 @@ export const killSession = defineTool({
   input: z.strictObject({ session }),
   output: killedOutput,
   async handler(args, ctx) {
-    // list-windows -t fails for a session that does not exist and names its id.
-    const { checked, rows } = await readRows(ctx.tmux, [
-      "list-windows",
-      "-t",
-      sessionTarget(args.session),
-      "-F",
-      "#{session_id}",
-    ]);
-    const sessionId = checked.split("\n")[0];
-    await refuseCaller(
-      ctx,
-      rows.filter((row) => row.sessionId === sessionId),
-      `session ${sessionId}`,
+    const target = sessionTarget(args.session);
+    const caller = await ctx.caller.guardedPane(ctx.tmux);
+    // list-windows -t fails for a session that does not exist and names its
+    // id. The rows are read and the caller checked in the kill's own round trip.
+    const { checked, rows, after } = await readRows(
+      ctx.tmux,
+      ["list-windows", "-t", target, "-F", "#{session_id}"],
+      [
+        ...keepOwnServerAlive(ctx.tmux),
+        // `=name:` (the session's current window): tmux 3.3a expands
+        // formats for a bare `=name` target without the session.
+        ...unlessHoldsCaller(caller, `${target}:`, "session", [["kill-session", "-t", target]]),
+      ],
     );
-    const killed = cascade(rows, { sessionId });
-    await ctx.tmux.run([...keepOwnServerAlive(ctx.tmux), ["kill-session", "-t", sessionId]]);
+    const sessionId = checked.split("\n")[0];
+    refuseIfHeldCaller(caller, after.at(-1), `session ${sessionId}`);
     ctx.topologyChanged();
-    return { killed };
+    return { killed: cascade(rows, { sessionId }) };
   },
   render: renderKilled,
 });

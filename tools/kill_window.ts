@@ -8,8 +8,9 @@ import {
   keepOwnServerAlive,
   killedOutput,
   readRows,
-  refuseCaller,
+  refuseIfHeldCaller,
   renderKilled,
+  unlessHoldsCaller,
 } from "../mcp/teardown.ts";
 import { windowTarget } from "../tmux/targets.ts";
 
@@ -25,20 +26,17 @@ export const killWindow = defineTool({
   input: z.strictObject({ windowId }),
   output: killedOutput,
   async handler(args, ctx) {
-    // list-panes -t @N fails for a window that does not exist.
-    const { rows } = await readRows(ctx.tmux, ["list-panes", "-t", windowTarget(args.windowId)]);
-    await refuseCaller(
-      ctx,
-      rows.filter((row) => row.windowId === args.windowId),
-      `window ${args.windowId}`,
-    );
-    const killed = cascade(rows, { windowId: args.windowId });
-    await ctx.tmux.run([
+    const target = windowTarget(args.windowId);
+    const caller = await ctx.caller.guardedPane(ctx.tmux);
+    // list-panes -t @N fails for a window that does not exist. The rows are
+    // read and the caller checked in the kill's own round trip.
+    const { rows, after } = await readRows(ctx.tmux, ["list-panes", "-t", target], [
       ...keepOwnServerAlive(ctx.tmux),
-      ["kill-window", "-t", windowTarget(args.windowId)],
+      ...unlessHoldsCaller(caller, target, "window", [["kill-window", "-t", target]]),
     ]);
+    refuseIfHeldCaller(caller, after.at(-1), `window ${args.windowId}`);
     ctx.topologyChanged();
-    return { killed };
+    return { killed: cascade(rows, { windowId: args.windowId }) };
   },
   render: renderKilled,
 });

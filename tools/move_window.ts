@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ToolError } from "../mcp/errors.ts";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { action, session, windowId } from "../mcp/schemas.ts";
-import { readRows, refuseCaller } from "../mcp/teardown.ts";
+import { refuseIfHeldCaller, unlessHoldsCaller } from "../mcp/teardown.ts";
 import { nothingToDo, withoutValues } from "../mcp/workspace.ts";
 import { formatOf, int, parseRows, text } from "../tmux/format.ts";
 import { windowTarget } from "../tmux/targets.ts";
@@ -74,20 +74,16 @@ export const moveWindow = defineTool({
     const occupant = index === null ? undefined : rows.find((row) => row.index === index);
     if (occupant?.windowId === args.windowId) return unchanged;
     const command = ["move-window", "-d", "-s", windowTarget(args.windowId)];
-    if (occupant) {
-      if (!args.replaceExisting) throw occupied(occupant.windowId);
-      const { rows: panes } = await readRows(ctx.tmux, ["list-panes", "-t", occupant.windowId]);
-      await refuseCaller(
-        ctx,
-        panes.filter((row) => row.windowId === occupant.windowId),
-        `window ${occupant.windowId} (at the destination index)`,
-      );
-      command.push("-k");
-    }
+    if (occupant && !args.replaceExisting) throw occupied(occupant.windowId);
+    if (occupant) command.push("-k");
     command.push("-t", `${destination}:${index ?? ""}`);
-    const [, after] = await withoutValues(
+    // The occupant -k kills may hold this server's pane by now (a concurrent
+    // swap_pane): tmux checks it right before the move, in its round trip.
+    const caller = occupant ? await ctx.caller.guardedPane(ctx.tmux) : null;
+    const [move] = unlessHoldsCaller(caller, `${destination}:${index}`, "window", [command]);
+    const [moveOut, after] = await withoutValues(
       [],
-      () => ctx.tmux.run([command, windowViewCommand(args.windowId)]),
+      () => ctx.tmux.run([move, windowViewCommand(args.windowId)]),
       [[
         /index in use/,
         new ToolError(
@@ -96,9 +92,22 @@ export const moveWindow = defineTool({
         ),
       ]],
     );
-    const moved = parseWindows(after).find((w) => w.sessionId === destination) ??
-      parseWindows(after)[0];
-    if (!moved) throw noSuch("window");
+    if (occupant) {
+      refuseIfHeldCaller(caller, moveOut, `window ${occupant.windowId} (at the destination index)`);
+    }
+    const windows = parseWindows(after);
+    if (windows.length === 0) throw noSuch("window");
+    const moved = windows.find((w) =>
+      w.sessionId === destination && (index === null || w.index === index)
+    );
+    // A command inside tmux's check reports no failure of its own: the window
+    // must be where it was sent.
+    if (!moved) {
+      throw new ToolError(
+        `tmux did not move window ${args.windowId}`,
+        "List the windows (list_windows) to see where it is, and try again.",
+      );
+    }
     ctx.topologyChanged();
     return { changed: true, windowId: moved.windowId, sessionId: moved.sessionId };
   },
