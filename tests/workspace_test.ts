@@ -369,6 +369,21 @@ workspaceTest("resize_pane sizes panes and zooms idempotently", async (fx, s) =>
     "no such pane",
   );
   assertStringIncludes(await s.fails("resize_pane", { paneId: "%999", width: 5 }), "no such pane");
+  // Concurrent calls: tmux decides each toggle from the state right before it,
+  // so no interleaving undoes another call's zoom.
+  const together = await Promise.all(
+    Array.from({ length: 6 }, () => s.ok<{ pane: Pane }>("resize_pane", { paneId: b, zoom: true })),
+  );
+  assertEquals(together.map((r) => r.pane.zoomed), Array(6).fill(true));
+  assertEquals(await show(fx, b, "#{window_zoomed_flag} #{pane_active}"), "1 1");
+  const apart = await Promise.all(
+    Array.from(
+      { length: 6 },
+      () => s.ok<{ pane: Pane }>("resize_pane", { paneId: b, zoom: false }),
+    ),
+  );
+  assertEquals(apart.map((r) => r.pane.zoomed), Array(6).fill(false));
+  assertEquals(await show(fx, b, "#{window_zoomed_flag}"), "0");
 });
 
 workspaceTest("resize_window and select_layout read the window back", async (fx, s) => {

@@ -6,6 +6,7 @@ import { callerPane } from "../mcp/panes.ts";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { paneId, paneView } from "../mcp/schemas.ts";
 import { nothingToDo } from "../mcp/workspace.ts";
+import { runIf } from "../tmux/guard.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { listPanesCommand, noSuch, parsePanes } from "../tmux/views.ts";
 
@@ -45,24 +46,18 @@ export const resizePane = defineTool({
       if (args.height) command.push("-y", String(args.height));
       change.push(command);
     } else if (args.zoom !== null && args.zoom !== undefined) {
-      // resize-pane -Z toggles, so decide from the window's current state.
-      const state = await ctx.tmux.one([
-        "list-panes",
-        "-t",
-        target,
-        "-F",
-        "#{pane_id} #{pane_active} #{window_zoomed_flag}",
-      ]);
-      const rows = state.split("\n").map((line) => line.split(" "));
-      if (!rows.some(([id]) => id === args.paneId)) throw noSuch("pane");
-      const zoomed = rows[0]?.[2] === "1";
-      const zoomedPane = zoomed ? rows.find(([, active]) => active === "1")?.[0] : undefined;
+      // resize-pane -Z toggles (and unzooms whichever pane is zoomed), so
+      // tmux decides from the window's state right before each toggle: two
+      // concurrent calls cannot both toggle.
       const toggle = ["resize-pane", "-Z", "-t", target];
-      if (args.zoom && zoomedPane !== args.paneId) {
-        // Another pane is zoomed: the first toggle unzooms it, the second zooms ours.
-        change.push(...(zoomed ? [toggle, toggle] : [toggle]));
-      } else if (!args.zoom && zoomed) {
-        change.push(toggle);
+      if (args.zoom) {
+        // Another pane zoomed: unzoom it first; then zoom unless already zoomed.
+        change.push(
+          runIf(target, "#{&&:#{window_zoomed_flag},#{?pane_active,0,1}}", [toggle]),
+          runIf(target, "#{?window_zoomed_flag,0,1}", [toggle]),
+        );
+      } else {
+        change.push(runIf(target, "#{window_zoomed_flag}", [toggle]));
       }
     } else {
       throw nothingToDo("width, height or zoom");
