@@ -187,7 +187,23 @@ export class TmuxMcpServer {
       throw unknownResource();
     });
     this.server.setRequestHandler(CompleteRequestSchema, async (request: CompleteRequest) => {
-      const { name, value } = request.params.argument;
+      const { ref, argument: { name, value } } = request.params;
+      // Only an argument this server declares, of a prompt it offers or a
+      // template it lists, is completed.
+      const declared = ref.type === "ref/prompt"
+        ? options.prompts?.list().find((p) => p.name === ref.name)?.arguments.map((a) => a.name)
+        : options.resources.flatMap((p) => p.templates?.() ?? [])
+          .find((t) => t.uriTemplate === ref.uri)?.uriTemplate.match(/[^{}]+(?=\})/g);
+      if (!declared) {
+        throw new ResourceError(
+          `completion asked for an unknown ${
+            ref.type === "ref/prompt" ? "prompt" : "resource template"
+          }. ` +
+            "Use a name from prompts/list or a template from resources/templates/list",
+          INVALID_PARAMS,
+        );
+      }
+      if (!declared.includes(name)) return { completion: { values: [], total: 0, hasMore: false } };
       for (const provider of options.resources) {
         const values = await provider.complete?.(name, value, this.resourceContext);
         if (values) {

@@ -211,6 +211,22 @@ Deno.test("resources: completion of paneId offers the pane ids starting with the
       argument: { name: "paneId", value: "%1" },
     });
     assertEquals(prompt.completion.values.sort(), ones);
+    // Only declared arguments of offered prompts and listed templates.
+    const undeclared = await s.client.complete({
+      ref: { type: "ref/prompt", name: "diagnose_pane" },
+      argument: { name: "command", value: "%1" },
+    });
+    assertEquals(undeclared.completion.values, []);
+    for (
+      const ref of [
+        { type: "ref/prompt", name: "bogus" },
+        { type: "ref/resource", uri: "tmux://bogus/{paneId}" },
+      ]
+    ) {
+      const refused = await s.client.complete({ ref, argument: { name: "paneId", value: "%" } })
+        .then(() => "", (error: Error) => error.message);
+      assertStringIncludes(refused, "completion asked for an unknown");
+    }
   });
 });
 
