@@ -136,6 +136,11 @@ export function unlessHoldsCaller(
   return [runIf(target, holds, [["display-message", "-p", HOLDS_CALLER]], then)];
 }
 
+/** True when `output` (of {@link unlessHoldsCaller}'s command) says tmux refused. */
+export function heldCaller(caller: string | null, output: string | undefined): boolean {
+  return caller !== null && output?.split("\n")[0] === HOLDS_CALLER;
+}
+
 /**
  * Throws the caller refusal when `output` (of {@link unlessHoldsCaller}'s
  * command) says tmux refused; `what` names the target in the message.
@@ -145,7 +150,7 @@ export function refuseIfHeldCaller(
   output: string | undefined,
   what: string,
 ) {
-  if (caller && output?.split("\n")[0] === HOLDS_CALLER) throw callerRefusal(caller, what);
+  if (heldCaller(caller, output)) throw callerRefusal(caller!, what);
 }
 
 /**

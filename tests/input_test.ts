@@ -103,6 +103,17 @@ Deno.test("input tools refuse a dead pane, a pane in copy mode and the caller's 
         live,
         BASH,
       );
+      const callerWindow = await fixture.tmux("display-message", "-p", "-t", live, "#{window_id}");
+      assertStringIncludes(
+        await session.fails("set_synchronize_panes", { windowId: callerWindow, enabled: true }),
+        "holds the pane this server runs in",
+      );
+      assertEquals(
+        await fixture.tmux("display-message", "-p", "-t", live, "#{synchronize-panes}"),
+        "0",
+        "the refusal changed nothing",
+      );
+      // A person may still turn it on; the input tools then refuse the sibling.
       await fixture.tmux("set-option", "-w", "-t", live, "synchronize-panes", "on");
       await refusedEverywhere(session, sibling, "synchronize-panes is on");
       // tmux 3.3a copies only into panes whose own option is on: off for the

@@ -1,8 +1,10 @@
 /** `set_synchronize_panes`: makes keys typed into one pane of a window go to all of them. */
 
 import { z } from "zod";
+import { ToolError } from "../mcp/errors.ts";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { action, windowId } from "../mcp/schemas.ts";
+import { heldCaller, unlessHoldsCaller } from "../mcp/teardown.ts";
 import { MISSING, withoutValues } from "../mcp/workspace.ts";
 import { windowTarget } from "../tmux/targets.ts";
 
@@ -13,7 +15,8 @@ export const setSynchronizePanes = defineTool({
   description:
     "Turns tmux's synchronize-panes on or off for a window. While on, anything typed into one of its " +
     "panes (by a person or by send_keys) is typed into every pane of the window. changed says whether " +
-    "the window's value differed before.",
+    "the window's value differed before. Refuses turning it on for the window holding the pane this " +
+    "server runs in.",
   capability: changesTmux("execute", ["change"], { amplifiesFutureInput: true }),
   input: z.strictObject({
     windowId,
@@ -29,14 +32,32 @@ export const setSynchronizePanes = defineTool({
       "-F",
       "#{synchronize-panes}",
     ];
+    const target = windowTarget(args.windowId);
+    const set = [
+      "set-option",
+      "-w",
+      "-t",
+      target,
+      "synchronize-panes",
+      args.enabled ? "on" : "off",
+    ];
+    // Keys a person types into this server's own pane (the agent's terminal)
+    // would be typed into the window's other panes: tmux refuses that right
+    // before the change. Turning it off is always allowed.
+    const caller = args.enabled ? await ctx.caller.guardedPane(ctx.tmux) : null;
     // set-option fails for a missing window, so the reads around it are of a real one.
-    const value = args.enabled ? "on" : "off";
-    const set = ["set-option", "-w", "-t", windowTarget(args.windowId), "synchronize-panes", value];
-    const [before, , after] = await withoutValues(
+    const [before, changed, after] = await withoutValues(
       [],
-      () => ctx.tmux.run([read, set, read]),
+      () => ctx.tmux.run([read, ...unlessHoldsCaller(caller, target, "window", [set]), read]),
       MISSING,
     );
+    if (heldCaller(caller, changed)) {
+      throw new ToolError(
+        `window ${args.windowId} holds the pane this server runs in; synchronizing it would copy ` +
+          "keys typed there (the agent's own terminal) into the window's other panes",
+        "Synchronize a window without this server's pane (create_window makes one).",
+      );
+    }
     return {
       changed: before.split("\n")[0] !== after.split("\n")[0],
       windowId: args.windowId,
