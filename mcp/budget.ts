@@ -78,14 +78,40 @@ export function isContent(value: unknown): value is Content {
     typeof v.droppedLines === "number" && typeof v.droppedBytes === "number";
 }
 
-/** Drops the oldest `bytesToDrop` bytes (at least) from `content`, in place. */
-export function shrinkContent(content: Content, bytesToDrop: number): void {
-  const size = content.lines.reduce((sum, line) => sum + utf8Length(line) + 1, 0);
-  const next = budgetLines(content.lines, content.lines.length, Math.max(0, size - bytesToDrop));
-  content.droppedLines += content.lines.length - next.lines.length;
-  content.droppedBytes += size - next.lines.reduce((sum, line) => sum + utf8Length(line) + 1, 0);
-  content.lines = next.lines;
-  content.truncated = content.truncated || content.droppedLines > 0 || content.droppedBytes > 0;
+/**
+ * The cut of `base` that keeps only its newest `kept` lines, counting what
+ * it drops on top of what `base` had already dropped.
+ */
+export function keepNewestLines(base: Content, kept: number): Content {
+  const from = Math.max(0, base.lines.length - Math.max(0, kept));
+  let dropped = 0;
+  for (let i = 0; i < from; i++) dropped += utf8Length(base.lines[i]) + 1;
+  return {
+    lines: base.lines.slice(from),
+    truncated: base.truncated || from > 0,
+    droppedLines: base.droppedLines + from,
+    droppedBytes: base.droppedBytes + dropped,
+  };
+}
+
+/**
+ * The cut of `base` that keeps only the last `bytes` UTF-8 bytes of its
+ * newest line (on a character boundary), for when not even that line fits.
+ */
+export function keepNewestLineTail(base: Content, bytes: number): Content {
+  const newest = keepNewestLines(base, 1);
+  if (newest.lines.length === 0) return newest;
+  const whole = newest.lines[0];
+  const tail = keepTailBytes(whole, Math.max(0, bytes));
+  // An empty cut of the line is no line at all.
+  if (tail === "") return keepNewestLines(base, 0);
+  const cut = utf8Length(whole) - utf8Length(tail);
+  return {
+    lines: [tail],
+    truncated: newest.truncated || cut > 0,
+    droppedLines: newest.droppedLines,
+    droppedBytes: newest.droppedBytes + cut,
+  };
 }
 
 /** A text rendering of `content` under a one-line `header`, saying what was cut. */

@@ -5,7 +5,13 @@
  * @module
  */
 
-import { type Content, isContent, shrinkContent, utf8Length } from "./budget.ts";
+import {
+  type Content,
+  isContent,
+  keepNewestLines,
+  keepNewestLineTail,
+  utf8Length,
+} from "./budget.ts";
 import { errorText, ToolError } from "./errors.ts";
 
 /** A `tools/call` result as this server sends it. */
@@ -27,8 +33,9 @@ export function resultBytes(result: ToolResult): number {
 }
 
 /**
- * Builds the success result, shrinking budgeted text (oldest lines first,
- * largest block first) until the whole serialized result fits `maxBytes`.
+ * Builds the success result, cutting budgeted text (oldest lines first,
+ * largest block first) to the most that keeps the whole serialized result
+ * within `maxBytes`.
  */
 export function successResult(
   structured: Record<string, unknown>,
@@ -42,23 +49,114 @@ export function successResult(
   let result = build();
   if (render === renderJson && jsonResultBound(result.content[0].text) <= maxBytes) return result;
   let size = resultBytes(result);
-  for (let round = 0; size > maxBytes && round < 64; round++) {
-    const blocks = collectContent(structured).filter((c) => c.lines.length > 0);
-    if (blocks.length === 0) break;
-    const largest = blocks.reduce((a, b) => (byteSize(a) >= byteSize(b) ? a : b));
-    // Text appears in both the structure and the text block, JSON-escaped:
-    // drop a bit more than half the excess per round, at least one line's worth.
-    shrinkContent(largest, Math.max(Math.ceil((size - maxBytes) / 2) + 64, 1));
+  if (size <= maxBytes) return result;
+  const blocks = collectContent(structured)
+    .filter((c) => c.lines.length > 0)
+    .sort((a, b) => byteSize(b) - byteSize(a));
+  for (const block of blocks) {
+    // A block emptied without the result fitting hands over to the next one.
+    fitBlock(block, size, () => resultBytes(build()), maxBytes);
     result = build();
     size = resultBytes(result);
+    if (size <= maxBytes) return result;
   }
-  if (size > maxBytes) {
-    throw new ToolError(
-      `the result is larger than the byte budget (${maxBytes} bytes)`,
-      "Narrow the request (fewer panes, fewer lines, a smaller maxLines) or raise --max-bytes.",
+  throw new ToolError(
+    `the result is larger than the byte budget (${maxBytes} bytes)`,
+    "Narrow the request (fewer panes, fewer lines, a smaller maxLines) or raise --max-bytes.",
+  );
+}
+
+/**
+ * Cuts `block` in place to its newest lines, as many as keep `measure()`
+ * (the serialized size of the whole result, `size` now) within `maxBytes`;
+ * when not one line fits, to the longest tail of the newest line that does.
+ * Leaves the block empty when even that is too large.
+ */
+function fitBlock(block: Content, size: number, measure: () => number, maxBytes: number): void {
+  const base: Content = { ...block, lines: [...block.lines] };
+  const n = base.lines.length;
+  const linesAt = (k: number) => {
+    Object.assign(block, keepNewestLines(base, k));
+    return measure();
+  };
+  const empty = linesAt(0);
+  if (empty > maxBytes) return;
+  // Where to probe: the serialized size grows with each kept line's escaped
+  // text, once in the structure and once more (escaped again) in a JSON text block.
+  const weight = [0];
+  for (let i = n - 1; i >= 0; i--) {
+    const escaped = JSON.stringify(base.lines[i]);
+    weight.push(
+      weight[weight.length - 1] + utf8Length(escaped) + utf8Length(JSON.stringify(escaped)),
     );
   }
-  return result;
+  const kept = largestWithin(0, empty, n, size, maxBytes, linesAt, (k) => weight[k]);
+  if (kept > 0) {
+    Object.assign(block, keepNewestLines(base, kept));
+    return;
+  }
+  const newest = utf8Length(base.lines[n - 1]);
+  const tailAt = (bytes: number) => {
+    Object.assign(block, keepNewestLineTail(base, bytes));
+    return measure();
+  };
+  const bytes = largestWithin(0, empty, newest, linesAt(1), maxBytes, tailAt, (b) => b);
+  Object.assign(block, keepNewestLineTail(base, bytes));
+}
+
+/**
+ * The largest `k` in [lo, hi) with `sizeAt(k) <= max`, given `sizeAt(lo) =
+ * sizeLo <= max < sizeHi = sizeAt(hi)` and that sizes grow with `k`. Probes
+ * where `weight` (a cheap proxy of the size) interpolates the budget, then the
+ * neighbour, bisecting when that does not halve the range: a few
+ * serializations for any length, not one per line.
+ */
+function largestWithin(
+  lo: number,
+  sizeLo: number,
+  hi: number,
+  sizeHi: number,
+  max: number,
+  sizeAt: (k: number) => number,
+  weight: (k: number) => number,
+): number {
+  let bisect = false;
+  while (hi - lo > 1) {
+    const width = hi - lo;
+    let k: number;
+    if (bisect) {
+      k = lo + Math.floor(width / 2);
+    } else {
+      const target = weight(lo) +
+        (max - sizeLo) / (sizeHi - sizeLo) * (weight(hi) - weight(lo));
+      // The largest k whose weight is within the target (weights never decrease).
+      let a = lo, b = hi;
+      while (b - a > 1) {
+        const m = a + Math.floor((b - a) / 2);
+        if (weight(m) <= target) a = m;
+        else b = m;
+      }
+      k = Math.min(hi - 1, Math.max(lo + 1, a));
+    }
+    const size = sizeAt(k);
+    if (size <= max) {
+      [lo, sizeLo] = [k, size];
+      if (hi - lo > 1) {
+        const next = sizeAt(lo + 1);
+        if (next > max) return lo;
+        [lo, sizeLo] = [lo + 1, next];
+      }
+    } else {
+      [hi, sizeHi] = [k, size];
+      if (hi - lo > 1) {
+        const previous = sizeAt(hi - 1);
+        if (previous <= max) return hi - 1;
+        [hi, sizeHi] = [hi - 1, previous];
+      }
+    }
+    bisect = !bisect && hi - lo > width / 2;
+  }
+  return lo;
 }
 
 /**

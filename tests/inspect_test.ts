@@ -218,6 +218,28 @@ serverTest("budgets: the whole result fits --max-bytes", async (fx, s) => {
 }, { args: ["--max-bytes", "4000"] });
 
 serverTest(
+  "budgets: backslash-heavy history keeps the newest lines that fit, not none",
+  async (fx, s, pane) => {
+    // 600 lines of 150 backslashes: each byte costs several on the wire (escaped twice).
+    await fx.runInPane(
+      pane,
+      "clear; yes \"$(printf '%0150d' 0 | tr 0 '\\\\')\" | head -n 600",
+    );
+    for (const maxLines of [undefined, 300]) {
+      const result = await s.call("capture_pane", { paneId: pane, includeHistory: true, maxLines });
+      assert(!result.isError);
+      const bytes = new TextEncoder().encode(JSON.stringify(result)).length;
+      assert(bytes <= 128_000, `result is ${bytes} bytes`);
+      const content = (result.structuredContent as { content: { lines: string[] } }).content;
+      const full = content.lines.filter((l) => l === "\\".repeat(150)).length;
+      // About 128000 / (150 * 6) lines fit; the bug kept none.
+      assert(full > 100, `${full} full lines kept, ${bytes} bytes`);
+    }
+  },
+  { fixture: { width: 200, height: 50 } },
+);
+
+serverTest(
   "errors: unknown ids, unknown arguments, wrong types, never echoing values",
   async (_fx, s) => {
     assertStringIncludes(await s.fails("get_pane_info", { paneId: "%999" }), "no such pane");

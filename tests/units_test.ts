@@ -2,8 +2,14 @@
 
 import { renderPanes, renderSessions, word } from "../mcp/render_views.ts";
 import { assert, assertEquals, assertThrows } from "./assert.ts";
-import { budgetLines, keepTailBytes, utf8Length } from "../mcp/budget.ts";
-import { resultBytes, successResult } from "../mcp/results.ts";
+import {
+  budgetLines,
+  type Content,
+  contentText,
+  keepTailBytes,
+  utf8Length,
+} from "../mcp/budget.ts";
+import { renderJson, resultBytes, successResult } from "../mcp/results.ts";
 import { parseSettings, SettingsError } from "../mcp/settings.ts";
 import { selectTools } from "../mcp/toolsets.ts";
 import { parseTmuxVariable } from "../tmux/caller.ts";
@@ -127,6 +133,38 @@ Deno.test("results: the serialized result is shrunk to the byte budget, oldest l
   assert(content.truncated && content.droppedLines > 0);
   assertEquals(content.lines.at(-1), lines.at(-1));
   assertEquals(content.droppedLines + content.lines.length, 2000);
+});
+
+Deno.test("results: escape-heavy text keeps as many newest lines as the serialized budget holds", () => {
+  for (const line of ["\\".repeat(150), 'a\\"'.repeat(100)]) {
+    for (
+      const render of [
+        renderJson,
+        (v: Record<string, unknown>) => contentText("pane", v.content as Content),
+      ]
+    ) {
+      const lines = Array.from({ length: 600 }, (_, i) => `${i}${line}`);
+      const value = { paneId: "%1", content: budgetLines(lines, 100000, 128_000) };
+      const result = successResult(value, render, 128_000);
+      assert(resultBytes(result) <= 128_000);
+      const kept = value.content.lines.length;
+      assert(kept > 0, "lines that fit are kept");
+      assertEquals(value.content.lines, lines.slice(600 - kept));
+      assertEquals(value.content.droppedLines, 600 - kept);
+      // One line more would not have fitted.
+      const more = { paneId: "%1", content: budgetLines(lines, kept + 1, 10_000_000) };
+      assert(
+        resultBytes({ content: [{ type: "text", text: render(more) }], structuredContent: more }) >
+          128_000,
+      );
+    }
+  }
+  // Not even the newest line fits: its end is kept, up to the budget.
+  const huge = { paneId: "%1", content: budgetLines(['x\\"'.repeat(20_000)], 10, 128_000) };
+  const cut = successResult(huge, renderJson, 4000);
+  assert(resultBytes(cut) <= 4000 && resultBytes(cut) > 3000, `${resultBytes(cut)} bytes`);
+  assertEquals(huge.content.lines.length, 1);
+  assert('x\\"'.repeat(20_000).endsWith(huge.content.lines[0]));
 });
 
 Deno.test("format: records survive tabs, newlines, ';' and separators-alikes in values", () => {
