@@ -33,6 +33,17 @@ export function resultBytes(result: ToolResult): number {
 }
 
 /**
+ * The most wire bytes `value` adds to a result rendered with
+ * {@link renderJson}: its JSON in the structure, that JSON escaped again in
+ * the text block, and a separating comma in each. Costs of parts add up, so a
+ * tool can spend a byte budget piece by piece.
+ */
+export function jsonWireCost(value: unknown): number {
+  const json = JSON.stringify(value);
+  return utf8Length(json) + utf8Length(JSON.stringify(json)) - 2 + 2;
+}
+
+/**
  * Builds the success result, cutting budgeted text (oldest lines first,
  * largest block first) to the most that keeps the whole serialized result
  * within `maxBytes`.

@@ -111,3 +111,28 @@ serverTest(
   },
   { args: ["--max-bytes", "4000"], fixture: SMALL },
 );
+
+serverTest(
+  "search_panes: escape-heavy matches are cut to the byte budget, not refused",
+  async (fx, s, pane) => {
+    // JSON log lines: quotes and backslashes cost two to six bytes each on the wire.
+    await fx.runInPane(
+      pane,
+      `clear; yes '{"level":"info","path":"C:\\\\Users\\\\me\\\\file.ts","msg":"\\"GET /\\" done"}' | head -n 1000`,
+    );
+    const result = await s.call("search_panes", {
+      pattern: "level",
+      includeHistory: true,
+      maxMatchesPerPane: 1000,
+    });
+    assert(!result.isError, JSON.stringify(result.content).slice(0, 300));
+    const bytes = new TextEncoder().encode(JSON.stringify(result)).length;
+    assert(bytes <= 128_000, `result is ${bytes} bytes`);
+    const found = result.structuredContent as Found;
+    assert(found.truncated);
+    const matches = found.panes[0].matches;
+    assert(matches.length > 100, `${matches.length} matches kept`);
+    assert(matches.every((m) => m.text.includes('"C:\\\\Users\\\\me')), matches[0].text);
+  },
+  { fixture: { width: 200, height: 50 } },
+);

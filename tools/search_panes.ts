@@ -5,6 +5,7 @@ import { keepTailBytes, utf8Length } from "../mcp/budget.ts";
 import { callerPane } from "../mcp/panes.ts";
 import { compilePattern, loadPatternEngine } from "../mcp/pattern.ts";
 import { defineTool, readsTerminal } from "../mcp/registry.ts";
+import { jsonWireCost, renderJson, resultBytes } from "../mcp/results.ts";
 import { session } from "../mcp/schemas.ts";
 import { joinWrappedRows } from "../mcp/wrapped.ts";
 import { listPanes, type PaneView } from "../tmux/views.ts";
@@ -76,8 +77,18 @@ export const searchPanes = defineTool({
       ? { kind: "session" as const, session: args.session }
       : { kind: "all" as const };
     const panes = await listPanes(ctx.tmux, scope, await callerPane(ctx));
-    // Room for the result's own fields and the text copy of it.
-    let budget = Math.floor(ctx.settings.maxBytes / 2) - 1024;
+    // What the byte budget leaves for matches, as they go on the wire: the
+    // result without any (every pane skipped, the longest case), then each
+    // match and pane entry by its escaped size in the structure and the text copy.
+    const bare = {
+      pattern: args.pattern,
+      panesSearched: panes.length,
+      panes: [],
+      truncated: false,
+      skippedPanes: panes.map((p) => p.paneId),
+    };
+    let budget = ctx.settings.maxBytes -
+      resultBytes({ content: [{ type: "text", text: renderJson(bare) }], structuredContent: bare });
     let truncated = false;
     let scanned = 0;
     let searched = 0;
@@ -122,22 +133,17 @@ export const searchPanes = defineTool({
             text = keepTailBytes(text, MATCH_TEXT_MAX_BYTES);
             truncated = true;
           }
-          const cost = utf8Length(text) + 32;
+          const entry = { row: line.row, text };
+          const cost = jsonWireCost(entry) +
+            (matches.length === 0 ? jsonWireCost(paneEntry(pane, [])) : 0);
           if (cost > budget) {
             truncated = true;
             continue;
           }
           budget -= cost;
-          matches.push({ row: line.row, text });
+          matches.push(entry);
         }
-        if (matches.length > 0) {
-          found.push({
-            paneId: pane.paneId,
-            windowId: pane.windowId,
-            sessionId: pane.sessionId,
-            matches,
-          });
-        }
+        if (matches.length > 0) found.push(paneEntry(pane, matches));
       }
     }
     if (skipped.length > 0) truncated = true;
@@ -150,6 +156,11 @@ export const searchPanes = defineTool({
     };
   },
 });
+
+/** The result's entry of `pane`. */
+function paneEntry(pane: PaneView, matches: z.infer<typeof match>[]): z.infer<typeof paneMatches> {
+  return { paneId: pane.paneId, windowId: pane.windowId, sessionId: pane.sessionId, matches };
+}
 
 /** The two captures of a pane: physical rows (for row numbers) and rows with wrapped lines joined. */
 function captureCommands(pane: PaneView, includeHistory: boolean): string[][] {
