@@ -15,25 +15,28 @@ export interface JoinedLine {
 
 /**
  * Pairs each line of `joined` (captured with -J) with the first of the
- * physical rows in `physical` (captured without -J) that it covers.
- * `firstRow` is the row number of the first physical row.
+ * physical rows in `physical` (captured with -N, trailing spaces kept) that
+ * it covers. `firstRow` is the row number of the first physical row.
  */
 export function joinWrappedRows(physical: string, joined: string, firstRow: number): JoinedLine[] {
   const rows = physical === "" ? [] : physical.split("\n");
   const lines = joined === "" ? [] : joined.split("\n");
   const result: JoinedLine[] = [];
   let p = 0;
-  for (const text of lines) {
+  for (const [i, text] of lines.entries()) {
     result.push({ row: firstRow + p, text });
-    // A wrapped line's rows are full rows whose text concatenates to the
-    // joined line (trailing spaces aside): consume rows until it is covered.
-    const target = text.trimEnd().length;
+    // tmux writes -J as the -N rows with the newline after each wrapped row
+    // left out, so a line's rows concatenate to exactly its text. (Rows
+    // trimmed of trailing spaces would not: a wrap at a space undercounts.)
     let covered = (rows[p] ?? "").length;
     p++;
-    while (covered < target && p < rows.length) {
+    while (covered < text.length && p < rows.length) {
       covered += rows[p].length;
       p++;
     }
+    // A wrapped row whose continuation was erased leaves an empty row that -J
+    // still joins; an empty row cannot start a non-empty line, so it is one.
+    while (p < rows.length && rows[p] === "" && (lines[i + 1] ?? "") !== "") p++;
   }
   return result;
 }

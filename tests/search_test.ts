@@ -24,6 +24,38 @@ Deno.test("wrapped rows: joined lines map to the row they start on", () => {
   ]);
 });
 
+Deno.test("wrapped rows: a wrap at spaces and an erased continuation keep later rows exact", () => {
+  // -N rows keep the spaces before the wrap that a plain capture trims.
+  const physical = ["a".repeat(15) + " ".repeat(5), "bbbbb", "LINE2", "z".repeat(20), "", "LINE3"]
+    .join("\n");
+  const joined = ["a".repeat(15) + " ".repeat(5) + "bbbbb", "LINE2", "z".repeat(20), "LINE3"]
+    .join("\n");
+  assertEquals(joinWrappedRows(physical, joined, 0).map((l) => l.row), [0, 2, 3, 5]);
+});
+
+serverTest(
+  "search_panes: rows stay exact below a line wrapped at a space",
+  async (fx, s, pane) => {
+    // 25 characters in 20 columns wrap after five spaces, which tmux trims from the row.
+    await fx.runInPane(
+      pane,
+      "clear; printf 'aaaaaaaaaaaaaaa     bbbbb\\nLINE2\\nLINE3 target\\n'",
+    );
+    const found = await s.ok<Found>("search_panes", { pattern: "^LINE" });
+    const matches = found.panes[0].matches;
+    assertEquals(matches.map((m) => m.text), ["LINE2", "LINE3 target"]);
+    for (const m of matches) {
+      const { content } = await s.ok<{ content: { lines: string[] } }>("capture_pane", {
+        paneId: pane,
+        start: m.row,
+        end: m.row,
+      });
+      assertEquals(content.lines, [m.text]);
+    }
+  },
+  { fixture: { width: 20, height: 10 } },
+);
+
 serverTest(
   "search_panes: finds the pane and row, case-insensitively by default",
   async (fx, s, pane) => {

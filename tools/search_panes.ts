@@ -162,11 +162,14 @@ function paneEntry(pane: PaneView, matches: z.infer<typeof match>[]): z.infer<ty
   return { paneId: pane.paneId, windowId: pane.windowId, sessionId: pane.sessionId, matches };
 }
 
-/** The two captures of a pane: physical rows (for row numbers) and rows with wrapped lines joined. */
+/**
+ * The two captures of a pane: physical rows with their trailing spaces (for
+ * row numbers) and rows with wrapped lines joined.
+ */
 function captureCommands(pane: PaneView, includeHistory: boolean): string[][] {
   const range = includeHistory ? ["-S", "-"] : [];
   return [
-    ["capture-pane", "-p", "-t", pane.paneId, ...range],
+    ["capture-pane", "-p", "-N", "-t", pane.paneId, ...range],
     ["capture-pane", "-p", "-J", "-t", pane.paneId, ...range],
   ];
 }
