@@ -66,3 +66,8 @@ export function trimTrailingBlank(lines: string[]): string[] {
   while (end > 0 && lines[end - 1] === "") end--;
   return lines.slice(0, end);
 }
+
+/** How to read a window's panes in parts when listing them all exceeds --max-bytes. */
+export const PANES_BY_POSITION = "find_pane_by_position {windowId, position} reads one pane at a " +
+  "time (list_windows gives each window's pane count; call_read_tools_batch makes up to 16 such " +
+  "reads in one request)";

@@ -80,6 +80,11 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   /** The text block for clients that ignore structure; JSON when absent. */
   render?(result: z.input<O>): string;
   /**
+   * What to do when a result without budgeted text cannot fit --max-bytes:
+   * the narrower calls that read the same facts in parts.
+   */
+  overBudgetHint?: string;
+  /**
    * True when the handler keeps its own result within a size limit (the read
    * batch caps the whole response line) instead of the --max-bytes budget.
    */

@@ -46,12 +46,15 @@ export function jsonWireCost(value: unknown): number {
 /**
  * Builds the success result, cutting budgeted text (oldest lines first,
  * largest block first) to the most that keeps the whole serialized result
- * within `maxBytes`.
+ * within `maxBytes`. When even no text does not fit, the error says
+ * `overBudgetHint`.
  */
 export function successResult(
   structured: Record<string, unknown>,
   render: (value: Record<string, unknown>) => string,
   maxBytes: number,
+  overBudgetHint =
+    "Narrow the request (fewer panes, fewer lines, a smaller maxLines) or raise --max-bytes.",
 ): ToolResult {
   const build = (): ToolResult => ({
     content: [{ type: "text", text: render(structured) }],
@@ -73,7 +76,7 @@ export function successResult(
   }
   throw new ToolError(
     `the result is larger than the byte budget (${maxBytes} bytes)`,
-    "Narrow the request (fewer panes, fewer lines, a smaller maxLines) or raise --max-bytes.",
+    overBudgetHint,
   );
 }
 

@@ -330,7 +330,7 @@ export class TmuxMcpServer {
       if (tool.sizesItsOwnResult) {
         return { content: [{ type: "text", text: render(value) }], structuredContent: value };
       }
-      return successResult(value, render, this.#options.settings.maxBytes);
+      return successResult(value, render, this.#options.settings.maxBytes, tool.overBudgetHint);
     } catch (error) {
       if (!(error instanceof ToolError || error instanceof TmuxError)) logError(tool.name, error);
       return errorResult(tool.name, error);

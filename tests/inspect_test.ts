@@ -197,6 +197,27 @@ serverTest(
     assert(big.isError, "13 panes do not fit 4,000 bytes");
     assertStringIncludes(String((big.content as { text: string }[])[0].text), "byte budget");
     assertEquals(big.structuredContent, undefined);
+    // One window of ten panes: the error names the narrower reads, and they work.
+    const windowId = await fx.tmux("display-message", "-p", "-t", "main:0", "#{window_id}");
+    for (let i = 0; i < 9; i++) {
+      await fx.tmux("split-window", "-t", windowId, ";", "select-layout", "-t", windowId, "tiled");
+    }
+    for (const tool of ["list_panes", "get_window_info"]) {
+      const error = await s.fails(tool, { windowId });
+      assertStringIncludes(error, "byte budget");
+      assertStringIncludes(error, "find_pane_by_position {windowId, position}");
+      assertStringIncludes(error, "call_read_tools_batch");
+    }
+    const operations = Array.from({ length: 10 }, (_, position) => ({
+      tool: "find_pane_by_position",
+      arguments: { windowId, position },
+    }));
+    const batch = await s.ok<{ results: { result: { pane: Pane } | null }[]; succeeded: number }>(
+      "call_read_tools_batch",
+      { operations },
+    );
+    assertEquals(batch.succeeded, 10);
+    assertEquals(new Set(batch.results.map((r) => r.result?.pane.paneId)).size, 10);
   },
   { args: ["--max-bytes", "4000"] },
 );

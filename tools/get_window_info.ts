@@ -1,7 +1,7 @@
 /** `get_window_info`: one window's view and its panes. */
 
 import { z } from "zod";
-import { callerPane } from "../mcp/panes.ts";
+import { callerPane, PANES_BY_POSITION } from "../mcp/panes.ts";
 import { defineTool, readsMetadata } from "../mcp/registry.ts";
 import { paneView, windowId, windowView } from "../mcp/schemas.ts";
 import {
@@ -21,6 +21,8 @@ export const getWindowInfo = defineTool({
   capability: readsMetadata(),
   input: z.strictObject({ windowId }),
   output: z.object({ window: windowView, panes: z.array(paneView) }),
+  overBudgetHint:
+    `Read the window with list_windows and its panes in parts: ${PANES_BY_POSITION}; or raise --max-bytes.`,
   async handler(args, ctx) {
     const [windows, panes] = await ctx.tmux.run([
       listPanesCommand({ kind: "window", windowId: args.windowId }),

@@ -1,7 +1,7 @@
 /** `list_panes`: panes of a window, a session, or the whole server. */
 
 import { z } from "zod";
-import { callerPane } from "../mcp/panes.ts";
+import { callerPane, PANES_BY_POSITION } from "../mcp/panes.ts";
 import { defineTool, readsMetadata } from "../mcp/registry.ts";
 import { renderPanes } from "../mcp/render_views.ts";
 import { paneView, session, windowId } from "../mcp/schemas.ts";
@@ -21,6 +21,8 @@ export const listPanes = defineTool({
   }),
   output: z.object({ panes: z.array(paneView) }),
   render: (r) => renderPanes(r.panes),
+  overBudgetHint: "Give windowId to list one window's panes; when one window's panes do not fit, " +
+    `${PANES_BY_POSITION}, or raise --max-bytes.`,
   async handler({ session, windowId }, ctx) {
     // Both given: list the session's panes and keep the window's, so a window
     // of another session yields nothing rather than an error.
