@@ -30,6 +30,7 @@ import { TOPOLOGY_SUBSCRIPTION } from "../tmux/topology_listen.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import {
   isNoServer,
+  isNothingToList,
   listPanes,
   listPanesCommand,
   listSessionsCommand,
@@ -112,7 +113,7 @@ async function readTopology(ctx: ResourceContext) {
       panes: parsePanes(panes, caller),
     };
   } catch (error) {
-    if (isNoServer(error)) return { sessions: [], windows: [], panes: [] };
+    if (isNothingToList(error)) return { sessions: [], windows: [], panes: [] };
     throw error;
   }
 }

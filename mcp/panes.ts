@@ -5,7 +5,6 @@
  * @module
  */
 
-import { isNoServer } from "../tmux/views.ts";
 import { TmuxError } from "../tmux/errors.ts";
 import { budgetLines, type Content } from "./budget.ts";
 import type { ToolContext } from "./registry.ts";
@@ -21,24 +20,17 @@ export async function resolvePane(
   if (paneId) return paneId;
   const own = await ctx.caller.verifiedPane(ctx.tmux);
   if (own) return own;
-  let output: string;
-  try {
-    output = await ctx.tmux.one(["list-sessions", "-F", "#{pane_id}"]);
-  } catch (error) {
-    if (isNoServer(error)) throw noSessions(ctx);
-    throw error;
-  }
+  // A missing server surfaces as its own no_server error from list-sessions.
+  const output = await ctx.tmux.one(["list-sessions", "-F", "#{pane_id}"]);
   const first = output.split("\n")[0];
-  if (!first) throw noSessions(ctx);
+  if (!first) {
+    throw new TmuxError(
+      "no_session",
+      `the tmux server on ${ctx.tmux.label} has no sessions, so there is no pane to read`,
+      "Name a pane with paneId, or create a session first (create_session).",
+    );
+  }
   return first;
-}
-
-function noSessions(ctx: ToolContext): TmuxError {
-  return new TmuxError(
-    "no_server",
-    `no tmux server on ${ctx.tmux.label} has a session to read`,
-    "Name a pane with paneId, or create a session first (create_session).",
-  );
 }
 
 /** The verified caller pane id (for `isCaller` in views), or null. */

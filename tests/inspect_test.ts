@@ -148,6 +148,47 @@ serverTest("options, environment and hooks", async (fx, s) => {
   }]);
 });
 
+serverTest(
+  "a live server without sessions: server-wide reads work, pane reads say why not",
+  async (fx, s) => {
+    await fx.tmux("set-option", "-s", "exit-empty", "off");
+    await fx.tmux("set-option", "-s", "@theme", "dark");
+    await fx.tmux("set-hook", "-g", "after-new-window", "display-message hi");
+    // Through the server, so the control transport knows its session is gone.
+    await s.ok("kill_session", { session: "main" });
+    const server = await s.ok<Record<string, unknown>>("get_server_info");
+    assertEquals(
+      [server.pid, server.sessions, server.windows, server.panes, server.clients],
+      [Number(await fx.tmux("display-message", "-p", "#{pid}")), 0, 0, 0, 0],
+    );
+    const limit = await s.ok<{ value: string | null }>("show_option", {
+      name: "history-limit",
+      scope: "Server",
+    });
+    assertEquals(limit.value, await fx.tmux("show-options", "-g", "-v", "history-limit"));
+    const theme = await s.ok<{ value: string | null }>("show_option", {
+      name: "@theme",
+      scope: "Server",
+    });
+    assertEquals(theme.value, "dark");
+    const hooks = await s.ok<{ hooks: { name: string }[] }>("show_hooks", { scope: "Server" });
+    assertEquals(hooks.hooks.map((h) => h.name), ["after-new-window"]);
+    assert((await s.ok<{ variables: unknown[] }>("show_environment")).variables.length > 0);
+    assertEquals(await s.ok("list_sessions"), { sessions: [] });
+    assertEquals(await s.ok("list_windows"), { windows: [] });
+    assertEquals(await s.ok("list_panes"), { panes: [] });
+    // A read that needs a pane says the server has no sessions, never that there is no server.
+    for (
+      const [tool, args] of [["capture_pane", {}], ["show_option", { name: "mouse" }]] as const
+    ) {
+      const error = await s.fails(tool, args);
+      assertStringIncludes(error, "has no sessions");
+      assert(!error.includes("no tmux server"), error);
+    }
+  },
+  { args: ["--toolsets", "inspect,teardown"] },
+);
+
 serverTest("capture_pane and snapshot_pane read what the pane shows", async (fx, s) => {
   const paneId = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
   await fx.runInPane(paneId, "clear; printf 'alpha\\nbeta ü 日本\\n'");

@@ -9,6 +9,8 @@
 export type TmuxErrorKind =
   /** No tmux server listens on the driven socket. */
   | "no_server"
+  /** The server runs but has no session, so nothing can be targeted. */
+  | "no_session"
   /** The session, window or pane named does not exist. */
   | "no_target"
   /** The tmux executable could not be started. */
@@ -43,6 +45,9 @@ export function classifyTmuxFailure(stderr: string, socketLabel: string): TmuxEr
       "Create a session first (create_session) or point the server at a running tmux with --socket/--socket-path.",
     );
   }
+  // A command without -t resolves "the current" object from the best
+  // session; only a server without sessions has none (tmux 3.3a, measured).
+  if (/^no current (target|session|window|pane)$/i.test(text)) return noSessionError(socketLabel);
   const missing = text.match(/can't find (session|window|pane|client)/i);
   if (missing) {
     return new TmuxError(
@@ -58,5 +63,14 @@ export function classifyTmuxFailure(stderr: string, socketLabel: string): TmuxEr
     "failed",
     `tmux reported: ${clause || "an error with no message"}`,
     "Check the ids and values and try again.",
+  );
+}
+
+/** The error for a server that runs with no sessions, where a session was needed. */
+function noSessionError(socketLabel: string): TmuxError {
+  return new TmuxError(
+    "no_session",
+    `the tmux server on ${socketLabel} has no sessions`,
+    "Create a session first (create_session).",
   );
 }

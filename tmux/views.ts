@@ -153,7 +153,7 @@ export function findSession(sessions: SessionView[], ref: string): SessionView {
   return found;
 }
 
-/** Lists panes in `scope`; a missing server reads as no panes when `scope` is all. */
+/** Lists panes in `scope`; a missing or empty server reads as no panes when `scope` is all. */
 export async function listPanes(
   tmux: Tmux,
   scope: PaneScope,
@@ -162,7 +162,7 @@ export async function listPanes(
   try {
     return parsePanes(await tmux.one(listPanesCommand(scope)), callerPane);
   } catch (error) {
-    if (scope.kind === "all" && isNoServer(error)) return [];
+    if (scope.kind === "all" && isNothingToList(error)) return [];
     throw error;
   }
 }
@@ -204,4 +204,13 @@ export function noSuch(what: "session" | "window" | "pane"): TmuxError {
 /** True for the error of a socket with no tmux server behind it. */
 export function isNoServer(error: unknown): boolean {
   return error instanceof TmuxError && error.kind === "no_server";
+}
+
+/**
+ * True for the errors of a server-wide listing (`list-windows -a`,
+ * `list-panes -a`) that mean there is nothing to list: no server on the
+ * socket, or a server with no sessions (tmux then has no "current" target).
+ */
+export function isNothingToList(error: unknown): boolean {
+  return error instanceof TmuxError && (error.kind === "no_server" || error.kind === "no_session");
 }

@@ -3,7 +3,8 @@
 import { z } from "zod";
 import { defineTool, readsMetadata } from "../mcp/registry.ts";
 import { ownClientPids } from "../tmux/children.ts";
-import { isOwnSocket } from "../tmux/client.ts";
+import { isOwnSocket, type Tmux } from "../tmux/client.ts";
+import { TmuxError } from "../tmux/errors.ts";
 import { formatOf, int, parseRows, text } from "../tmux/format.ts";
 
 const SERVER = {
@@ -38,24 +39,37 @@ export const getServerInfo = defineTool({
     ),
   }),
   async handler(_args, ctx) {
-    const [server, sessions, windows, panes, clients] = await ctx.tmux.run([
+    // Only reads that need no target: list-windows -a, list-panes -a and
+    // list-clients fail ("no current target") on a server without sessions,
+    // which the own server keeps alive. Each session row counts its windows
+    // and its windows' panes (as list-windows -a and list-panes -a would).
+    const [server, sessions] = await ctx.tmux.run([
       ["display-message", "-p", formatOf(SERVER)],
-      ["list-sessions", "-F", "."],
-      ["list-windows", "-a", "-F", "."],
-      ["list-panes", "-a", "-F", "."],
-      ["list-clients", "-F", "#{client_pid}"],
+      ["list-sessions", "-F", "#{session_windows} #{W:#{window_panes} }"],
     ]);
-    const count = (output: string) => (output === "" ? 0 : output.split("\n").length);
-    const own = ownClientPids();
+    const rows = sessions === "" ? [] : sessions.split("\n").map((row) => row.split(" "));
+    const sum = (values: string[]) => values.reduce((total, v) => total + Number(v || 0), 0);
     return {
       ...parseRows(SERVER, server)[0],
-      sessions: count(sessions),
-      windows: count(windows),
-      panes: count(panes),
-      // This server's own control-mode clients are tmux clients too; a person's are what counts.
-      clients: clients.split("\n").filter((pid) => pid !== "" && !own.has(Number(pid)))
-        .length,
+      sessions: rows.length,
+      windows: sum(rows.map((row) => row[0])),
+      panes: sum(rows.flatMap((row) => row.slice(1))),
+      clients: rows.length === 0 ? 0 : await countClients(ctx.tmux),
       ownedByThisServer: isOwnSocket(ctx.tmux.socket),
     };
   },
 });
+
+/** Attached clients, not counting this server's own control-mode clients. */
+async function countClients(tmux: Tmux): Promise<number> {
+  let pids: string;
+  try {
+    pids = await tmux.one(["list-clients", "-F", "#{client_pid}"]);
+  } catch (error) {
+    // The last session ended since list-sessions: no client is attached.
+    if (error instanceof TmuxError && error.kind === "no_session") return 0;
+    throw error;
+  }
+  const own = ownClientPids();
+  return pids.split("\n").filter((pid) => pid !== "" && !own.has(Number(pid))).length;
+}

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { defineTool, readsMetadata } from "../mcp/registry.ts";
 import { renderWindows } from "../mcp/render_views.ts";
 import { session, windowView } from "../mcp/schemas.ts";
-import { isNoServer, listWindowsCommand, parseWindows } from "../tmux/views.ts";
+import { isNothingToList, listWindowsCommand, parseWindows } from "../tmux/views.ts";
 
 /** The list_windows tool. */
 export const listWindows = defineTool({
@@ -25,7 +25,7 @@ export const listWindows = defineTool({
         windows: parseWindows(await ctx.tmux.one(listWindowsCommand(session ?? undefined))),
       };
     } catch (error) {
-      if (isNoServer(error) && !session) return { windows: [] };
+      if (isNothingToList(error) && !session) return { windows: [] };
       throw error;
     }
   },

@@ -1,11 +1,9 @@
 /** `show_hooks`: the hooks set at a scope. */
 
 import { z } from "zod";
-import { resolvePane } from "../mcp/panes.ts";
 import { defineTool, readsMetadata } from "../mcp/registry.ts";
 import { optionalPaneId } from "../mcp/schemas.ts";
-import { scopeArgs, scopeSchema } from "../mcp/scope.ts";
-import { listPanesCommand, noSuch } from "../tmux/views.ts";
+import { readInScope, scopeArgs, scopePane, scopeSchema } from "../mcp/scope.ts";
 
 /** The show_hooks tool. */
 export const showHooks = defineTool({
@@ -16,19 +14,21 @@ export const showHooks = defineTool({
     "with each hook's index and the tmux command it runs.",
   capability: { ...readsMetadata(), outputClasses: ["tmux-metadata", "configured-command"] },
   input: z.strictObject({
-    scope: scopeSchema.default("Session").describe("Server, Session, Window or Pane."),
+    scope: scopeSchema.default("Session").describe(
+      "Server, Session, Window or Pane. Server reads the global hooks and needs no pane (it works " +
+        "on a server without sessions).",
+    ),
     paneId: optionalPaneId,
   }),
   output: z.object({
     hooks: z.array(z.object({ name: z.string(), index: z.int(), command: z.string() })),
   }),
   async handler(args, ctx) {
-    const paneId = await resolvePane(ctx, args.paneId);
-    const [exists, output] = await ctx.tmux.run([
-      listPanesCommand({ kind: "pane", paneId }),
-      ["show-hooks", ...scopeArgs(args.scope, paneId, "-g")],
+    const paneId = await scopePane(ctx, args.scope, args.paneId);
+    const output = await readInScope(ctx, paneId, [
+      "show-hooks",
+      ...scopeArgs(args.scope, paneId, ["-g"]),
     ]);
-    if (exists === "") throw noSuch("pane");
     return { hooks: parseHooks(output) };
   },
 });

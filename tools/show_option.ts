@@ -1,11 +1,9 @@
 /** `show_option`: the effective value of one tmux option. */
 
 import { z } from "zod";
-import { resolvePane } from "../mcp/panes.ts";
 import { defineTool, readsMetadata } from "../mcp/registry.ts";
 import { optionalPaneId } from "../mcp/schemas.ts";
-import { scopeArgs, scopeSchema } from "../mcp/scope.ts";
-import { listPanesCommand, noSuch } from "../tmux/views.ts";
+import { readInScope, scopeArgs, scopePane, scopeSchema } from "../mcp/scope.ts";
 
 const OPTION = /^@?[A-Za-z0-9][A-Za-z0-9_-]{0,127}(\[\d{1,4}\])?$/;
 
@@ -23,26 +21,27 @@ export const showOption = defineTool({
       error: "must be an option name such as history-limit or @my-option",
     })
       .describe("The option name, such as history-limit or a user option like @theme."),
-    scope: scopeSchema.default("Pane").describe("Server, Session, Window or Pane."),
+    scope: scopeSchema.default("Pane").describe(
+      "Server, Session, Window or Pane. Server reads server options and the global value of any " +
+        "other option, and needs no pane (it works on a server without sessions).",
+    ),
     paneId: optionalPaneId,
   }),
   output: z.object({ name: z.string(), scope: scopeSchema, value: z.string().nullable() }),
   async handler(args, ctx) {
-    const paneId = await resolvePane(ctx, args.paneId);
-    const [exists, value] = await ctx.tmux.run([
-      listPanesCommand({ kind: "pane", paneId }),
+    const paneId = await scopePane(ctx, args.scope, args.paneId);
+    const value = await readInScope(ctx, paneId, [
+      "show-options",
       // -q only for user options: an unset @option is null, a misspelt
       // built-in option is an error worth seeing.
-      [
-        "show-options",
-        ...(args.name.startsWith("@") ? ["-q"] : []),
-        "-A",
-        "-v",
-        ...scopeArgs(args.scope, paneId, "-s"),
-        args.name,
-      ],
+      ...(args.name.startsWith("@") ? ["-q"] : []),
+      "-A",
+      "-v",
+      // Server: -s selects server options for a user option; a built-in
+      // option has one scope of its own, and -g reads its global value.
+      ...scopeArgs(args.scope, paneId, ["-g", "-s"]),
+      args.name,
     ]);
-    if (exists === "") throw noSuch("pane");
     return { name: args.name, scope: args.scope, value: value === "" ? null : value };
   },
 });
