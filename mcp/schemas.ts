@@ -51,7 +51,7 @@ export const paneView = z.object({
   paneId: z.string(),
   windowId: z.string(),
   sessionId: z.string(),
-  index: z.int(),
+  index: z.int().describe("tmux's pane index, counted from the pane-base-index option."),
   width: z.int(),
   height: z.int(),
   title: z.string().nullable(),
@@ -71,7 +71,7 @@ export const paneView = z.object({
 export const windowView = z.object({
   windowId: z.string(),
   sessionId: z.string(),
-  index: z.int(),
+  index: z.int().describe("tmux's window index, counted from the base-index option."),
   name: z.string(),
   active: z.boolean(),
   width: z.int(),

@@ -99,6 +99,28 @@ serverTest("find_pane_by_position resolves corners and indexes", async (fx, s) =
   );
 });
 
+serverTest(
+  "find_pane_by_position counts position from 0 whatever pane-base-index is",
+  async (fx, s) => {
+    await fx.tmux("set-option", "-g", "pane-base-index", "1");
+    const first = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
+    const second = await fx.tmux("split-window", "-t", first, "-P", "-F", "#{pane_id}");
+    const windowId = await fx.tmux("display-message", "-p", "-t", first, "#{window_id}");
+    const at = async (position: number) =>
+      (await s.ok<{ pane: Pane & { index: number } }>("find_pane_by_position", {
+        windowId,
+        position,
+      }))
+        .pane;
+    assertEquals([(await at(0)).paneId, (await at(0)).index], [first, 1]);
+    assertEquals((await at(1)).paneId, second);
+    assertStringIncludes(
+      await s.fails("find_pane_by_position", { windowId, position: 2 }),
+      "no such pane",
+    );
+  },
+);
+
 serverTest("options, environment and hooks", async (fx, s) => {
   await fx.tmux("set-option", "-g", "history-limit", "4321");
   await fx.tmux("set-option", "-s", "@theme", "dark #{x}");

@@ -5,7 +5,7 @@ import { ToolError } from "../mcp/errors.ts";
 import { callerPane } from "../mcp/panes.ts";
 import { defineTool, readsMetadata } from "../mcp/registry.ts";
 import { paneView, windowId } from "../mcp/schemas.ts";
-import { flag, formatOf, parseRows, text } from "../tmux/format.ts";
+import { flag, formatOf, int, parseRows, text } from "../tmux/format.ts";
 import { listPanesCommand, noSuch, parsePanes } from "../tmux/views.ts";
 
 const EDGES = {
@@ -14,7 +14,7 @@ const EDGES = {
   bottom: flag("pane_at_bottom"),
   left: flag("pane_at_left"),
   right: flag("pane_at_right"),
-  index: text("pane_index"),
+  index: int("pane_index"),
 };
 
 const CORNERS = ["top-left", "top-right", "bottom-left", "bottom-right"] as const;
@@ -30,7 +30,10 @@ export const findPaneByPosition = defineTool({
   input: z.strictObject({
     windowId,
     corner: z.enum(CORNERS).nullish().describe("top-left, top-right, bottom-left or bottom-right."),
-    position: z.int().min(0).max(10_000).nullish().describe("The zero-based pane index."),
+    position: z.int().min(0).max(10_000).nullish().describe(
+      "The zero-based pane index: 0 is the window's first pane in tmux's order, whatever " +
+        "pane-base-index is (with pane-base-index 1, position 0 is the pane tmux numbers 1).",
+    ),
   }),
   output: z.object({ pane: paneView }),
   async handler(args, ctx) {
@@ -47,8 +50,10 @@ export const findPaneByPosition = defineTool({
       ["list-panes", "-t", args.windowId, "-F", formatOf(EDGES)],
     ]);
     const edges = parseRows(EDGES, edgesOut);
+    // tmux numbers panes from pane-base-index (often 1 in user configs);
+    // position counts from 0 in tmux's order whatever that option says.
     const match = hasPosition
-      ? edges.find((e) => e.index === String(args.position))
+      ? edges.sort((a, b) => a.index - b.index)[args.position as number]
       : edges.find((e) => {
         const [vertical, horizontal] = (args.corner as string).split("-");
         return (vertical === "top" ? e.top : e.bottom) &&

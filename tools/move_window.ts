@@ -46,7 +46,8 @@ export const moveWindow = defineTool({
       "The session to move into (id or exact name). Omit to stay in the window's session.",
     ),
     destinationIndex: z.int().min(0).max(100_000).nullish().describe(
-      "The window index to move to. Omit for the first free index of the destination session.",
+      "The window index to move to, in tmux's numbering (from base-index, as list_windows reports " +
+        "it). Omit for the first free index of the destination session.",
     ),
     replaceExisting: z.boolean().default(false).describe(
       "Kill the window already at destinationIndex instead of refusing.",
