@@ -242,22 +242,28 @@ const buildWorkspace: PromptDef = {
       : env.has("run_shell_command")
       ? "run_shell_command (for commands that keep running, give a short timeoutSeconds: a timeout leaves them running and says so)"
       : undefined;
+    // tmux stores ':' and '.' of a session name as '_', and a name is only
+    // found as stored: every later call names the session by its id.
+    const stored = sessionName.replace(/[:.]/g, "_");
+    const sessionId = "<sessionId>";
     return `Build the tmux workspace "${sessionName}" with ${wanted.length} window${
       wanted.length === 1 ? "" : "s"
     }.\n\n${
       numbered([
         env.has("list_sessions") &&
-        `Look first: ${
-          call("list_sessions", {})
-        }. If a session with that name exists, do not create it again: compare its windows${
+        `Look first: ${call("list_sessions", {})}. If a session named ${
+          JSON.stringify(stored)
+        } exists${
+          stored === sessionName ? "" : " (tmux stores ':' and '.' in a session name as '_')"
+        }, do not create it again: use its sessionId as ${sessionId} below, compare its windows${
           env.has("list_windows") ? " (list_windows)" : ""
         } and create only the missing ones.`,
         `Create the session with its first window: ${
           call("create_session", { name: sessionName, windowName: first.name })
-        }. Keep session.sessionId and pane.paneId from the result.`,
+        }. Keep session.sessionId (${sessionId} below) and pane.paneId from the result.`,
         ...rest.map((w) =>
           `Create window ${JSON.stringify(w.name)}: ${
-            call("create_window", { session: sessionName, name: w.name })
+            call("create_window", { session: sessionId, name: w.name })
           }; keep pane.paneId.`
         ),
         commands.length > 0 && starter &&
@@ -271,7 +277,7 @@ const buildWorkspace: PromptDef = {
           call("wait_for_text", { paneId: "<its paneId>", timeoutSeconds: 10 })
         } (any output), then read the first lines it printed.`,
         env.has("list_windows") &&
-        `Check the result: ${call("list_windows", { session: sessionName })}.`,
+        `Check the result: ${call("list_windows", { session: sessionId })}.`,
         "Report the session id and each window's name, window id and pane id.",
       ])
     }`;

@@ -154,10 +154,35 @@ Deno.test("prompts: listed with their arguments and rendered with them over MCP"
       windows: "editor, server=npm run dev, logs=tail -f app.log",
     });
     assertStringIncludes(build, 'create_session {"name":"api","windowName":"editor"}');
-    assertStringIncludes(build, 'create_window {"session":"api","name":"server"}');
-    assertStringIncludes(build, 'create_window {"session":"api","name":"logs"}');
+    assertStringIncludes(build, 'create_window {"session":"<sessionId>","name":"server"}');
+    assertStringIncludes(build, 'create_window {"session":"<sessionId>","name":"logs"}');
     assertStringIncludes(build, '"server": "npm run dev"');
-    assertStringIncludes(build, 'list_windows {"session":"api"}');
+    assertStringIncludes(build, 'list_windows {"session":"<sessionId>"}');
+  });
+});
+
+Deno.test("prompts: build_workspace works as written for a name tmux stores differently", async () => {
+  await withServer({}, async (_fx, s) => {
+    const text = await promptText(s, "build_workspace", {
+      sessionName: "api.v2",
+      windows: "editor, server",
+    });
+    // Make every call the recipe writes, in order, with the id it says to keep.
+    const calls = [
+      ...text.matchAll(/\b(create_session|create_window|list_windows) (\{.*?\})[.;]/g),
+    ];
+    assertEquals(calls.map((m) => m[1]), ["create_session", "create_window", "list_windows"]);
+    let sessionId = "";
+    for (const [, tool, json] of calls) {
+      const args = JSON.parse(json.replaceAll("<sessionId>", sessionId));
+      const result = await s.ok<{ session?: { sessionId: string }; windows?: unknown[] }>(
+        tool,
+        args,
+      );
+      if (tool === "create_session") sessionId = result.session!.sessionId;
+      if (tool === "list_windows") assertEquals(result.windows?.length, 2);
+    }
+    assertStringIncludes(text, '"api_v2"');
   });
 });
 
