@@ -24,9 +24,17 @@ export const windowId = z.string().regex(WINDOW_ID, { error: "must be a window i
 /** A session id such as `$1`. */
 export const sessionId = z.string().regex(SESSION_ID, { error: "must be a session id such as $1" });
 
+const SESSION_ID_FIRST =
+  "A value starting with $ is read as an id, never as a name (as tmux does).";
+
 /** A session id (`$1`) or an exact session name. */
 export const session = z.string().min(1).max(256)
-  .describe("A session id such as $1, or a session's exact name.");
+  .describe(`A session id such as $1, or a session's exact name. ${SESSION_ID_FIRST}`);
+
+/** An optional {@link session}; `what` says what it selects and what omitting it means. */
+export function optionalSession(what: string) {
+  return session.nullish().describe(`${what} ${SESSION_ID_FIRST}`);
+}
 
 /** The `maxLines` argument of text-returning tools. */
 export const maxLines = z.int().min(1).max(100_000).nullish().describe(

@@ -27,6 +27,18 @@ export function nameText(max = 256, min = 1) {
   return z.string().min(min).max(max).regex(NO_NUL, { error: "must not contain NUL characters" });
 }
 
+/**
+ * A new session name. tmux reads a session target that starts with `$` as a
+ * session id, even in the exact form `=name`, so a session named `$0` would
+ * never be found by its name again: `session: "$0"` reaches session id $0,
+ * another session (tmux 3.3a, measured).
+ */
+export function sessionName() {
+  return nameText().refine((name) => !name.startsWith("$"), {
+    error: "must not start with $ (tmux reads a session starting with $ as a session id)",
+  });
+}
+
 /** The error for a server that runs but has no session to act in. */
 export const NO_SESSIONS: [RegExp, ToolError] = [
   /no current target|no sessions/,

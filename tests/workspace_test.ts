@@ -700,3 +700,35 @@ workspaceTest("the process transport gives the same results", async (fx, s) => {
   assertEquals(zoom.pane.zoomed, true);
   assertEquals(await show(fx, r.window.windowId, "#{window_zoomed_flag}"), "1");
 }, ["process"]);
+
+workspaceTest("a session name tmux would read as an id is refused", async (fx, s) => {
+  const before = await fx.tmux("list-sessions", "-F", "#{session_id}=#{session_name}");
+  for (const name of ["$0", "$1x"]) {
+    const created = await s.fails("create_session", { name });
+    assertStringIncludes(created, "must not start with $");
+    assert(!created.includes(name), "the rejected name is not echoed");
+    assertStringIncludes(
+      await s.fails("rename_session", { session: "main", newName: name }),
+      "must not start with $",
+    );
+  }
+  assertEquals(await fx.tmux("list-sessions", "-F", "#{session_id}=#{session_name}"), before);
+  // A name with $ elsewhere, or shaped like another kind of id, is a name like any other.
+  for (const name of ["a$0", "@0", "%0"]) {
+    const { session } = await s.ok<{ session: { sessionId: string; name: string } }>(
+      "create_session",
+      { name },
+    );
+    assertEquals(session.name, name);
+    const info = await s.ok<{ session: { sessionId: string } }>("get_session_info", {
+      session: name,
+    });
+    assertEquals(info.session.sessionId, session.sessionId);
+  }
+  const tools = (await s.client.listTools()).tools;
+  const kill = tools.find((t: { name: string }) => t.name === "kill_session")!;
+  assertStringIncludes(
+    JSON.stringify(kill.inputSchema),
+    "A value starting with $ is read as an id",
+  );
+});

@@ -12,6 +12,7 @@ import {
   environmentArgs,
   nameText,
   renderStarted,
+  sessionName,
   splitRecords,
   startDirectory,
   startDirectoryConfirmed,
@@ -41,7 +42,9 @@ export const createSession = defineTool({
     "variables for the new shell only. Starts this server's own tmux server when it is not running.",
   capability: changesTmux("execute", ["change"], { processReach: "configured-process" }),
   input: z.strictObject({
-    name: nameText().nullish().describe("Session name, taken literally."),
+    name: sessionName().nullish().describe(
+      "Session name, taken literally; it may not start with $, which tmux reads as a session id.",
+    ),
     windowName: nameText().nullish().describe("Name of the first window, taken literally."),
     startDirectory,
     width: cells.describe("Window width in columns (default 80)."),

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ToolError } from "../mcp/errors.ts";
 import { callerPane } from "../mcp/panes.ts";
 import { changesTmux, defineTool, type ToolContext } from "../mcp/registry.ts";
-import { paneView, session, windowView } from "../mcp/schemas.ts";
+import { optionalSession, paneView, windowView } from "../mcp/schemas.ts";
 import {
   confirmDirectory,
   directoryArgs,
@@ -60,7 +60,7 @@ export const createWindow = defineTool({
     "literally (#{...} and #(...) stay text). environment sets variables for the new shell only.",
   capability: changesTmux("execute", ["change"], { processReach: "configured-process" }),
   input: z.strictObject({
-    session: session.nullish().describe(
+    session: optionalSession(
       "A session id or name. Omit for this server's own session, or else the first session.",
     ),
     name: nameText().nullish().describe("Window name, taken literally."),

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { callerPane, PANES_BY_POSITION } from "../mcp/panes.ts";
 import { defineTool, readsMetadata } from "../mcp/registry.ts";
 import { renderPanes } from "../mcp/render_views.ts";
-import { paneView, session, windowId } from "../mcp/schemas.ts";
+import { optionalSession, paneView, windowId } from "../mcp/schemas.ts";
 import { listPanes as readPanes, type PaneScope } from "../tmux/views.ts";
 
 /** The list_panes tool. */
@@ -16,7 +16,7 @@ export const listPanes = defineTool({
     "Give windowId for one window, session for one session, or neither for every pane.",
   capability: readsMetadata(),
   input: z.strictObject({
-    session: session.nullish().describe("A session id or name. Omit for every session."),
+    session: optionalSession("A session id or name. Omit for every session."),
     windowId: windowId.nullish().describe("A window id such as @2. Omit for every window."),
   }),
   output: z.object({ panes: z.array(paneView) }),

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { defineTool, readsMetadata } from "../mcp/registry.ts";
 import { renderWindows } from "../mcp/render_views.ts";
-import { session, windowView } from "../mcp/schemas.ts";
+import { optionalSession, windowView } from "../mcp/schemas.ts";
 import { isNothingToList, listWindowsCommand, parseWindows } from "../tmux/views.ts";
 
 /** The list_windows tool. */
@@ -15,7 +15,7 @@ export const listWindows = defineTool({
     "Omit session for every session's windows.",
   capability: readsMetadata(),
   input: z.strictObject({
-    session: session.nullish().describe("A session id or name. Omit for every session."),
+    session: optionalSession("A session id or name. Omit for every session."),
   }),
   output: z.object({ windows: z.array(windowView) }),
   render: (r) => renderWindows(r.windows),

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { ToolError } from "../mcp/errors.ts";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
-import { action, session, windowId } from "../mcp/schemas.ts";
+import { action, optionalSession, windowId } from "../mcp/schemas.ts";
 import { refuseIfHeldCaller, unlessHoldsCaller } from "../mcp/teardown.ts";
 import { nothingToDo, withoutValues } from "../mcp/workspace.ts";
 import { formatOf, int, parseRows, text } from "../tmux/format.ts";
@@ -42,7 +42,7 @@ export const moveWindow = defineTool({
   capability: changesTmux("manage", ["change", "delete"]),
   input: z.strictObject({
     windowId,
-    destinationSession: session.nullish().describe(
+    destinationSession: optionalSession(
       "The session to move into (id or exact name). Omit to stay in the window's session.",
     ),
     destinationIndex: z.int().min(0).max(100_000).nullish().describe(

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ToolError } from "../mcp/errors.ts";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { session, sessionView } from "../mcp/schemas.ts";
-import { MISSING, nameText, withoutValues } from "../mcp/workspace.ts";
+import { MISSING, sessionName, withoutValues } from "../mcp/workspace.ts";
 import { escapeFormat } from "../tmux/format.ts";
 import { sessionTarget, sessionWindowTarget } from "../tmux/targets.ts";
 import { findSession, listSessionsCommand, parseSessions } from "../tmux/views.ts";
@@ -19,7 +19,9 @@ export const renameSession = defineTool({
   capability: changesTmux("manage", ["change"]),
   input: z.strictObject({
     session,
-    newName: nameText().describe("The new name, taken literally."),
+    newName: sessionName().describe(
+      "The new name, taken literally; it may not start with $, which tmux reads as a session id.",
+    ),
   }),
   output: z.object({ session: sessionView }),
   async handler(args, ctx) {

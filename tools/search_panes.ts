@@ -6,7 +6,7 @@ import { callerPane } from "../mcp/panes.ts";
 import { compilePattern, loadPatternEngine } from "../mcp/pattern.ts";
 import { defineTool, readsTerminal } from "../mcp/registry.ts";
 import { jsonWireCost, renderJson, resultBytes } from "../mcp/results.ts";
-import { session } from "../mcp/schemas.ts";
+import { optionalSession } from "../mcp/schemas.ts";
 import { joinWrappedRows } from "../mcp/wrapped.ts";
 import { listPanes, type PaneView } from "../tmux/views.ts";
 
@@ -50,7 +50,7 @@ export const searchPanes = defineTool({
       "A regular expression (JavaScript syntax, no lookarounds or backreferences), or text with literal: true.",
     ),
     literal: z.boolean().default(false).describe("Search for the pattern as plain text."),
-    session: session.nullish().describe("A session id or name. Omit for every session."),
+    session: optionalSession("A session id or name. Omit for every session."),
     includeHistory: z.boolean().default(false).describe("Search the scrollback too."),
     ignoreCase: z.boolean().default(true).describe("Ignore case (the default)."),
     maxMatchesPerPane: z.int().min(1).max(1000).default(20).describe(

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { ToolError } from "../mcp/errors.ts";
 import { changesTmux, defineTool, type ToolContext } from "../mcp/registry.ts";
-import { session, windowId, windowView } from "../mcp/schemas.ts";
+import { optionalSession, windowId, windowView } from "../mcp/schemas.ts";
 import { NO_SESSIONS, nothingToDo, withoutValues } from "../mcp/workspace.ts";
 import { flag, formatOf, int, parseRows, text } from "../tmux/format.ts";
 import { windowTarget } from "../tmux/targets.ts";
@@ -39,7 +39,7 @@ export const selectWindow = defineTool({
     windowId: windowId.nullish().describe(
       "The window to select, or the starting point of direction.",
     ),
-    session: session.nullish().describe(
+    session: optionalSession(
       "The session whose current window direction starts from (when windowId is omitted).",
     ),
     direction: z.enum(["next", "previous", "last"]).nullish().describe(

@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
-import { action, session } from "../mcp/schemas.ts";
+import { action, optionalSession } from "../mcp/schemas.ts";
 import { MISSING, withoutValues } from "../mcp/workspace.ts";
 import { sessionWindowTarget } from "../tmux/targets.ts";
 
@@ -18,7 +18,7 @@ export const setMouseEnabled = defineTool({
   capability: changesTmux("manage", ["change"], { amplifiesFutureInput: true }),
   input: z.strictObject({
     enabled: z.boolean().describe("True for on, false for off."),
-    session: session.nullish().describe("A session id or name. Omit for the global setting."),
+    session: optionalSession("A session id or name. Omit for the global setting."),
   }),
   output: action,
   async handler(args, ctx) {

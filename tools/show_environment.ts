@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { defineTool } from "../mcp/registry.ts";
-import { session } from "../mcp/schemas.ts";
+import { optionalSession } from "../mcp/schemas.ts";
 import { sessionTarget } from "../tmux/targets.ts";
 
 const SECRET = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH/i;
@@ -46,7 +46,7 @@ export const showEnvironment = defineTool({
       error: "must be a variable name: letters, digits and underscores",
     }).nullish()
       .describe("One variable name, which returns its value. Omit for every name without values."),
-    session: session.nullish().describe("A session id or name. Omit for the global environment."),
+    session: optionalSession("A session id or name. Omit for the global environment."),
   }),
   output: z.object({ variables: z.array(variable) }),
   async handler(args, ctx) {
