@@ -211,6 +211,31 @@ serverTest(
   { args: ["--toolsets", "inspect,teardown"] },
 );
 
+serverTest("environment values with newlines and quotes are read exactly", async (fx, s, pane) => {
+  const tricky = "x\"; export Y; $z `w` \\ 'q'";
+  await fx.tmux("set-environment", "-g", "MULTI", "a\nINJECTED=1\nsession_name=x");
+  await fx.tmux("set-environment", "-g", "TRICKY", tricky);
+  await fx.tmux("set-environment", "-g", "-r", "GONE");
+  const all = await s.ok<{ variables: { name: string; isRemoved: boolean }[] }>(
+    "show_environment",
+  );
+  const names = all.variables.map((v) => v.name);
+  assert(names.includes("MULTI") && names.includes("TRICKY"), names.join(" "));
+  assert(!names.includes("INJECTED") && !names.includes("session_name"), "no invented variables");
+  assertEquals(all.variables.find((v) => v.name === "GONE")?.isRemoved, true);
+  const value = async (name: string) =>
+    (await s.ok<{ variables: { value?: string }[] }>("show_environment", { name })).variables[0]
+      .value;
+  assertEquals(await value("MULTI"), "a\nINJECTED=1\nsession_name=x");
+  assertEquals(await value("TRICKY"), tricky);
+  // A line inside a value is not a variable that shadows a format variable.
+  const vars = await s.ok<{ values: Record<string, string | null>; withheld: string[] }>(
+    "get_tmux_variables",
+    { names: ["session_name", "MULTI"], paneId: pane },
+  );
+  assertEquals([vars.values.session_name, vars.withheld], ["main", ["MULTI"]]);
+});
+
 serverTest("capture_pane and snapshot_pane read what the pane shows", async (fx, s) => {
   const paneId = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
   await fx.runInPane(paneId, "clear; printf 'alpha\\nbeta ü 日本\\n'");

@@ -5,6 +5,7 @@ import { resolvePane } from "../mcp/panes.ts";
 import { defineTool, readsMetadata } from "../mcp/registry.ts";
 import { optionalPaneId } from "../mcp/schemas.ts";
 import { formatOf, optionalText, parseRows, type Schema } from "../tmux/format.ts";
+import { parseEnvironment, showEnvironmentCommand } from "../tmux/environment_listing.ts";
 import { listPanesCommand, noSuch } from "../tmux/views.ts";
 
 const NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
@@ -45,8 +46,8 @@ export const getTmuxVariables = defineTool({
     const [exists, output, sessionEnv, globalEnv] = await ctx.tmux.run([
       listPanesCommand({ kind: "pane", paneId }),
       ["display-message", "-p", "-t", paneId, formatOf(schema)],
-      ["show-environment", "-t", paneId],
-      ["show-environment", "-g"],
+      showEnvironmentCommand(["-t", paneId]),
+      showEnvironmentCommand(["-g"]),
     ]);
     if (exists === "") throw noSuch("pane");
     const values = parseRows(schema, output)[0] as Record<string, string | null>;
@@ -59,7 +60,7 @@ export const getTmuxVariables = defineTool({
   },
 });
 
-/** The variable names in `show-environment` output (`NAME=value` and `-NAME` lines). */
+/** The variable names in {@link showEnvironmentCommand} output. */
 function environmentNames(output: string): string[] {
-  return output.split("\n").map((line) => line.replace(/^-/, "").split("=")[0]);
+  return parseEnvironment(output).map((entry) => entry.name);
 }

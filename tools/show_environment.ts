@@ -3,6 +3,11 @@
 import { z } from "zod";
 import { defineTool } from "../mcp/registry.ts";
 import { optionalSession } from "../mcp/schemas.ts";
+import {
+  type EnvironmentEntry,
+  parseEnvironment,
+  showEnvironmentCommand,
+} from "../tmux/environment_listing.ts";
 import { sessionTarget } from "../tmux/targets.ts";
 
 const SECRET = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH/i;
@@ -52,9 +57,9 @@ export const showEnvironment = defineTool({
   async handler(args, ctx) {
     const scope = args.session ? ["-t", sessionTarget(args.session)] : ["-g"];
     const name = args.name ?? null;
-    let output: string;
+    let entries: EnvironmentEntry[];
     try {
-      output = await ctx.tmux.one(["show-environment", ...scope, ...(name ? [name] : [])]);
+      entries = parseEnvironment(await ctx.tmux.one(showEnvironmentCommand(scope, name)));
     } catch (error) {
       // tmux reports a name that is not set as an error: that is an empty answer.
       if (name && error instanceof Error && /unknown variable/i.test(error.message)) {
@@ -62,27 +67,19 @@ export const showEnvironment = defineTool({
       }
       throw error;
     }
-    if (name) return { variables: output === "" ? [] : [parseEntry(output, true)] };
-    const variables = output.split("\n").filter((line) => line !== "").map((line) =>
-      parseEntry(line, false)
-    );
-    // A value containing a newline would show up as a stray line; keep only real names.
-    return { variables: variables.filter((v) => NAME.test(v.name)) };
+    return { variables: entries.map((entry) => view(entry, name !== null)) };
   },
 });
 
-/** Parses one `show-environment` record (`NAME=value` or `-NAME`). */
-function parseEntry(record: string, withValue: boolean): z.infer<typeof variable> {
-  const removed = record.startsWith("-");
-  const eq = record.indexOf("=");
-  const name = removed ? record.slice(1) : eq === -1 ? record : record.slice(0, eq);
-  const withheld = isSecretName(name);
-  const entry: z.infer<typeof variable> = {
-    name,
-    hasValue: !removed && eq !== -1,
-    isRemoved: removed,
+/** One variable as the tool shows it; the value only when asked for and not a secret. */
+function view(entry: EnvironmentEntry, withValue: boolean): z.infer<typeof variable> {
+  const withheld = isSecretName(entry.name);
+  const shown: z.infer<typeof variable> = {
+    name: entry.name,
+    hasValue: entry.value !== null,
+    isRemoved: entry.value === null,
     withheld,
   };
-  if (withValue && entry.hasValue && !withheld) entry.value = record.slice(eq + 1);
-  return entry;
+  if (withValue && entry.value !== null && !withheld) shown.value = entry.value;
+  return shown;
 }

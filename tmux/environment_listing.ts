@@ -1,0 +1,59 @@
+/**
+ * Reading tmux's environment tables. Plain `show-environment` prints
+ * `NAME=value` with the value raw, so a value with a newline reads as two
+ * variables. With `-s` tmux 3.3a prints each variable as shell code:
+ * `NAME="value"; export NAME;` (with `\` before `$`, backquote, `"` and `\`
+ * in the value, newlines kept) or `unset NAME;` for one marked for removal,
+ * which parses exactly: a name never contains `=` (set-environment refuses it).
+ *
+ * @module
+ */
+
+import { TmuxError } from "./errors.ts";
+
+/** One variable of a tmux environment; `value` is null for one marked for removal. */
+export interface EnvironmentEntry {
+  name: string;
+  value: string | null;
+}
+
+/** The `show-environment` command in shell form for `scope` flags, optionally one variable. */
+export function showEnvironmentCommand(scope: string[], name?: string | null): string[] {
+  return ["show-environment", "-s", ...scope, ...(name ? [name] : [])];
+}
+
+/** Parses the output of {@link showEnvironmentCommand}. */
+export function parseEnvironment(output: string): EnvironmentEntry[] {
+  const entries: EnvironmentEntry[] = [];
+  let at = 0;
+  const fail = () =>
+    new TmuxError(
+      "failed",
+      "tmux printed its environment in a form this server does not read",
+      "Report this with the tmux version; show_environment with name may still read one variable.",
+    );
+  while (at < output.length) {
+    if (output.startsWith("unset ", at)) {
+      const end = output.indexOf(";", at);
+      if (end === -1) throw fail();
+      entries.push({ name: output.slice(at + 6, end), value: null });
+      at = end + 1;
+    } else {
+      const eq = output.indexOf('="', at);
+      if (eq === -1) throw fail();
+      const name = output.slice(at, eq);
+      let value = "";
+      let i = eq + 2;
+      for (; i < output.length && output[i] !== '"'; i++) {
+        if (output[i] === "\\") i++;
+        value += output[i] ?? "";
+      }
+      const tail = `"; export ${name};`;
+      if (!output.startsWith(tail, i)) throw fail();
+      entries.push({ name, value });
+      at = i + tail.length;
+    }
+    if (output[at] === "\n") at++;
+  }
+  return entries;
+}
