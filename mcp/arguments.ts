@@ -53,9 +53,12 @@ function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
       } at ${where}; remove ${issue.keys.length > 1 ? "them" : "it"}`;
     case "invalid_type":
       // zod 4 leaves issue.input empty unless asked, so look at what was sent.
-      return valueAt(raw, issue.path) === undefined
-        ? `${where} is required`
-        : `${where} must be ${article(issue.expected)}`;
+      if (valueAt(raw, issue.path) === undefined) return `${where} is required`;
+      // JSON numbers too large for a double (1e400) parse as Infinity.
+      if (issue.expected === "number" && typeof valueAt(raw, issue.path) === "number") {
+        return `${where} must be a finite number`;
+      }
+      return `${where} must be ${article(issue.expected)}`;
     case "too_small":
       return `${where} ${boundText("at least", issue.minimum, issue.origin)}`;
     case "too_big":

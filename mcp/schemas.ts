@@ -41,9 +41,13 @@ export const maxLines = z.int().min(1).max(100_000).nullish().describe(
   "Maximum returned lines, newest kept. Omit for the server default (--max-lines, 500 unless set).",
 );
 
-/** A wait timeout in seconds, clamped to the server's wait ceiling. */
-export const timeoutSeconds = z.number().min(0).max(86_400).nullish().describe(
-  "Seconds to wait. Omit for the ceiling (--wait-max-seconds, 30 unless set); larger values are clamped to it.",
+/**
+ * A wait timeout in seconds, clamped to the server's wait ceiling. No upper
+ * bound: CONTRACT §4 says a larger timeout is clamped, never refused.
+ */
+export const timeoutSeconds = z.number().min(0).nullish().describe(
+  "Seconds to wait (any non-negative number). Omit for the ceiling (--wait-max-seconds, 30 unless set); " +
+    "larger values are clamped to it and the result reports the effective timeout.",
 );
 
 /** Budgeted text, newest lines kept. */

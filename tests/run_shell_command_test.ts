@@ -238,7 +238,8 @@ Deno.test("run_shell_command: timeout leaves the command running; the pane takes
       "again",
     ]]);
 
-    const clamped = await run(session, pane, "true", { timeoutSeconds: 10_000 });
+    // A week is above the wait ceiling and any bound a schema had (a day): clamped, never refused.
+    const clamped = await run(session, pane, "true", { timeoutSeconds: 604_800 });
     assertEquals(clamped.effectiveTimeoutSeconds, 30);
   } finally {
     await teardown(fixture, session);

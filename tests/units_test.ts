@@ -16,6 +16,7 @@ import { parseTmuxVariable } from "../tmux/caller.ts";
 import { encodeArgument } from "../tmux/process_transport.ts";
 import { flag, formatOf, int, parseRows, text } from "../tmux/format.ts";
 import { isSupportedVersion } from "../tmux/locate.ts";
+import { z } from "zod";
 
 const env = (vars: Record<string, string>) => (name: string) => vars[name];
 
@@ -217,7 +218,6 @@ Deno.test("tmux versions: 3.2 and newer are supported", () => {
 Deno.test("arguments: a wrong type is not 'required'; one bound is reported, the schema's", async () => {
   const { parseArguments } = await import("../mcp/arguments.ts");
   const { ToolError } = await import("../mcp/errors.ts");
-  const { z } = await import("zod");
   const schema = z.strictObject({
     id: z.string(),
     flag: z.boolean().nullish(),
@@ -237,6 +237,42 @@ Deno.test("arguments: a wrong type is not 'required'; one bound is reported, the
     message = (error as Error).message;
   }
   assertEquals(message, "invalid arguments: 'end' must be at most 100");
+});
+
+Deno.test("arguments: every timeoutSeconds takes any finite non-negative number; others are refused", async () => {
+  const { parseArguments } = await import("../mcp/arguments.ts");
+  const { ToolError } = await import("../mcp/errors.ts");
+  const { CATALOG } = await import("../mcp/catalog.ts");
+  const timed = CATALOG.filter((tool) =>
+    tool.input instanceof z.ZodObject && "timeoutSeconds" in tool.input.shape
+  );
+  assertEquals(timed.map((tool) => tool.name).sort(), [
+    "run_shell_command",
+    "wait_for_channel",
+    "wait_for_text",
+  ]);
+  for (const tool of timed) {
+    // Only the timeout is under test: the tool's own schema, reduced to it.
+    const schema = z.strictObject({
+      timeoutSeconds: (tool.input as z.ZodObject).shape.timeoutSeconds as z.ZodType,
+    });
+    for (const value of [0, 0.5, 86_400, 86_401, 604_800, 1e6, 1e300]) {
+      assertEquals(parseArguments(schema, { timeoutSeconds: value }), { timeoutSeconds: value });
+    }
+    assertThrows(
+      () => parseArguments(schema, { timeoutSeconds: -1 }),
+      ToolError,
+      "'timeoutSeconds' must be at least 0",
+    );
+    // JSON.parse reads 1e400 as Infinity.
+    for (const value of [JSON.parse("1e400"), -Infinity, NaN]) {
+      assertThrows(
+        () => parseArguments(schema, { timeoutSeconds: value }),
+        ToolError,
+        "'timeoutSeconds' must be a finite number",
+      );
+    }
+  }
 });
 
 Deno.test("list text: one line per item, every known field, flags only when set, odd text quoted", () => {
