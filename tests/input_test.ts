@@ -411,6 +411,46 @@ Deno.test("send_keys_batch: rows in order, stop or continue at a failure, ceilin
 });
 
 for (const transport of ["control", "process"]) {
+  Deno.test(`paste_text: \\r\\n and a lone \\r arrive as one Enter each, bracketed or not [${transport}]`, async () => {
+    const fixture = await TmuxFixture.start();
+    const session = await startServer(fixture.socketPath, { args: ["--transport", transport] });
+    try {
+      const text = "l1\r\nl2\rl3\n\r\n";
+      const lines = "l1\rl2\rl3\r\r";
+      for (const bracketed of [false, true]) {
+        const expected = bracketed ? `\x1b[200~${lines}\x1b[201~` : lines;
+        // A raw terminal reads the bytes as they arrive (no CR to NL); the
+        // mode sequence asks tmux for bracketed paste, and READY on screen
+        // says tmux has read it.
+        const out = `${fixture.dir}/raw-${bracketed}`;
+        const pane = await fixture.tmux(
+          "new-window",
+          "-P",
+          "-F",
+          "#{pane_id}",
+          `stty raw -echo; printf '${bracketed ? "\\033[?2004h" : ""}READY'; ` +
+            `dd bs=1 count=${expected.length} of='${out}' 2>/dev/null; stty sane; ` +
+            `tmux wait-for -S raw-${bracketed}`,
+        );
+        await eventually(async () => (await screen(fixture, pane)).includes("READY"), "READY");
+        await signalledBy(fixture, `raw-${bracketed}`, async () => {
+          const r = await session.ok<{ bytes: number }>("paste_text", {
+            paneId: pane,
+            text,
+            bracketed,
+          });
+          assertEquals(r.bytes, lines.length);
+        });
+        assertEquals(await Deno.readTextFile(out), expected, `bracketed: ${bracketed}`);
+      }
+    } finally {
+      await session.close();
+      await fixture.close();
+    }
+  });
+}
+
+for (const transport of ["control", "process"]) {
   Deno.test(`paste_text: multi-line text through a private buffer that is gone afterwards [${transport}]`, async () => {
     const fixture = await TmuxFixture.start();
     const pane = await bashPane(fixture);

@@ -20,13 +20,15 @@ export const pasteText = defineTool({
   description:
     "Pastes text (any number of lines) into a pane as one paste, the way a terminal pastes: with " +
     "bracketed paste (default) a shell or editor that asks for it takes the text as typed input " +
-    "and runs nothing until Enter. The text goes through a uniquely named tmux buffer that is " +
+    "and runs nothing until Enter. Each line break (\\n, \\r\\n or a lone \\r) arrives as one Enter. " +
+    "The text goes through a uniquely named tmux buffer that is " +
     "deleted afterwards, also on failure; your own buffers are untouched.",
   capability: changesTmux("execute", ["change"], { processReach: "pane-input" }),
   input: z.strictObject({
     paneId,
     text: z.string().min(1).max(MAX_PASTE_BYTES).describe(
-      "The text to paste; newlines allowed (sent as carriage returns, as a terminal does). " +
+      "The text to paste. A line break may be written \\n, \\r\\n or a lone \\r: each is one line " +
+        "break, sent as one carriage return as a terminal does (\\r\\n is not two). " +
         "No other control characters except tab. At most 1,000,000 bytes.",
     ),
     bracketed: z.boolean().nullish().describe(
@@ -36,7 +38,7 @@ export const pasteText = defineTool({
   }),
   output: z.object({
     paneId: z.string(),
-    bytes: z.int().describe("UTF-8 bytes pasted."),
+    bytes: z.int().describe("UTF-8 bytes pasted (each line break counted as one byte)."),
   }),
   async handler(args, ctx) {
     // deno-lint-ignore no-control-regex
@@ -47,7 +49,11 @@ export const pasteText = defineTool({
         "Remove those characters; send control keys with send_keys keys.",
       );
     }
-    const bytes = utf8Length(args.text);
+    // tmux's paste turns every \n into \r, so a \r\n would arrive as two
+    // Enters (a blank line that ends a Python block); a lone \r already
+    // arrives as one, the line break of old Mac text.
+    const text = args.text.replace(/\r\n?/g, "\n");
+    const bytes = utf8Length(text);
     if (bytes > MAX_PASTE_BYTES) {
       throw new ToolError(
         `the text is ${bytes} bytes, more than the ${MAX_PASTE_BYTES} a paste may carry`,
@@ -56,7 +62,7 @@ export const pasteText = defineTool({
     }
     const target = paneTarget(args.paneId);
     const buffer = `tmux-mcp-paste-${crypto.randomUUID()}`;
-    const [first, ...rest] = chunkText(args.text);
+    const [first, ...rest] = chunkText(text);
     try {
       await sendInput(ctx, args.paneId, {
         setup: [
