@@ -49,8 +49,38 @@ export function shellQuote(value: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
-/** Pane option naming the run whose command is still running in the pane. */
+/**
+ * Pane option naming the run whose line was typed into the pane and has not
+ * ended: see {@link runningMark}.
+ */
 export const RUNNING_OPTION = "@tmux_mcp_running";
+
+/** What {@link RUNNING_OPTION} says about a run. */
+export interface RunningMark {
+  /** The run's id. */
+  id: string;
+  /** The pid of the pane's shell the line was typed into (empty when tmux did not say). */
+  owner: string;
+  /** The shell began the run's frame (else its line may never have reached a command prompt). */
+  started: boolean;
+}
+
+/**
+ * The value of {@link RUNNING_OPTION}: `ID.PID` when the line is typed, then
+ * `ID.PID.started` once the shell runs the frame. Only a started frame can
+ * be running a command; a typed line the shell never ran (it waited for a
+ * closing quote, its line editor was in vi command mode) never ends.
+ */
+export function runningMark(mark: RunningMark): string {
+  return `${mark.id}.${mark.owner}${mark.started ? ".started" : ""}`;
+}
+
+/** Parses a {@link RUNNING_OPTION} value; null when it is not one. */
+export function parseRunningMark(value: string): RunningMark | null {
+  const match = /^([0-9a-f]+)\.(\d*)(\.started)?$/.exec(value.trim().replace(/^"(.*)"$/, "$1"));
+  return match ? { id: match[1], owner: match[2], started: match[3] !== undefined } : null;
+}
+
 /** Prefix of the pane options holding a run's command. */
 export const COMMAND_OPTION_PREFIX = "@tmux_mcp_cmd_";
 /** Prefix of the pane options holding a run's exit status. */
@@ -102,6 +132,8 @@ export interface FrameTarget {
   socketPath: string;
   /** Start the line with a space so shells set to ignore such lines keep it out of history. */
   suppressHistory: boolean;
+  /** The pid of the pane's shell, as its {@link RUNNING_OPTION} mark records it. */
+  owner: string;
 }
 
 /** A new random run id. */
@@ -124,14 +156,19 @@ export function buildFrame(target: FrameTarget, command: string, id = newRunId()
   const head = `<<tmux-mcp:${id}:`;
   // Each marker is printed from two words, so only the output holds it whole.
   const print = (tail: string) => `printf '%s%s\\n' '${head}' '${tail}'`;
+  // The frame says through tmux that it began: only then can the run's
+  // command be running (the busy check of the next run relies on it).
+  const started = `set-option -pt ${pane} ${RUNNING_OPTION} ${
+    runningMark({ id, owner: target.owner, started: true })
+  }`;
   const line = [
     // `trap : INT` keeps this subshell alive when C-c ends the command, so
     // the status is still stored and the channel still signalled.
     `(trap : INT`,
     commandOption === null
-      ? `${print("start>>")}; (eval ${word})`
+      ? `${tmux} ${started}; ${print("start>>")}; (eval ${word})`
       : `__tmux_mcp_c=$(${tmux} show-options -pqvt ${pane} ${commandOption} \\; ` +
-        `set-option -put ${pane} ${commandOption}) && ${print("start>>")} && ` +
+        `set-option -put ${pane} ${commandOption} \\; ${started}) && ${print("start>>")} && ` +
         `(eval "$__tmux_mcp_c")`,
     `__tmux_mcp_s=$?`,
     print("end>>"),

@@ -21,7 +21,9 @@ import {
   inlineWord,
   isPosixShell,
   parseFramedOutput,
+  parseRunningMark,
   parseStatus,
+  runningMark,
 } from "../mcp/shell_frame.ts";
 
 interface Run {
@@ -246,6 +248,56 @@ Deno.test("run_shell_command: timeout leaves the command running; the pane takes
   }
 });
 
+Deno.test("run_shell_command: a typed line the shell never ran leaves the pane free; one that begins late keeps it busy", async () => {
+  const { fixture, session, pane } = await setup();
+  const screen = () => fixture.tmux("capture-pane", "-p", "-t", pane);
+  const mark = () => fixture.tmux("show-options", "-pqv", "-t", pane, "@tmux_mcp_running");
+  try {
+    // The shell waits for a closing quote: the frame is read as text, never run.
+    await fixture.typeLine(pane, "echo 'unterminated");
+    await eventually(
+      async () => (await screen()).trimEnd().endsWith(">"),
+      "the continuation prompt",
+    );
+    const quoted = await run(session, pane, "echo lost", { timeoutSeconds: 1 });
+    assertEquals([quoted.outcome, quoted.stillRunning], ["timed_out", true]);
+    await session.ok("send_keys", { paneId: pane, keys: ["C-c"] });
+    const afterQuote = await run(session, pane, "echo after-quote");
+    assertEquals([afterQuote.outcome, afterQuote.exitStatus, afterQuote.output.lines], [
+      "completed",
+      0,
+      ["after-quote"],
+    ]);
+    assertEquals(await fixture.tmux("show-options", "-p", "-t", pane), "", "no mark is left");
+
+    // vi command mode takes the typed keys as editing commands: the line that
+    // reaches the shell is a syntax error.
+    await fixture.runInPane(pane, "set -o vi");
+    await fixture.tmux("send-keys", "-t", pane, "Escape");
+    const garbled = await run(session, pane, "echo lost", { timeoutSeconds: 1 });
+    assertEquals([garbled.outcome, garbled.stillRunning], ["timed_out", true]);
+    const afterVi = await run(session, pane, "echo after-vi");
+    assertEquals([afterVi.outcome, afterVi.output.lines], ["completed", ["after-vi"]]);
+
+    // A script (a shell, so the line is typed) holds the terminal: the line
+    // waits and begins only after the run timed out, then its command runs.
+    await fixture.typeLine(pane, "bash -c 'printf \"%s-%s\\n\" he ld; tmux wait-for gate-b; true'");
+    await eventually(async () => (await screen()).includes("he-ld"), "the script runs");
+    const late = await run(session, pane, "sleep 300", { timeoutSeconds: 1 });
+    assertEquals([late.outcome, late.stillRunning], ["timed_out", true]);
+    assert(!(await mark()).endsWith(".started"), "not begun while the script runs");
+    await fixture.tmux("wait-for", "-S", "gate-b");
+    await eventually(async () => (await mark()).endsWith(".started"), "the frame begins");
+    const refused = await session.fails("run_shell_command", { paneId: pane, command: "echo x" });
+    assertStringIncludes(refused, "is busy");
+    await session.ok("send_keys", { paneId: pane, keys: ["C-c"] });
+    const afterLate = await run(session, pane, "echo after-late");
+    assertEquals([afterLate.outcome, afterLate.output.lines], ["completed", ["after-late"]]);
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
 /**
  * Pids of `tmux wait-for` processes whose parent is `parent`, from `ps`
  * (Deno reads /proc only with --allow-all, which the test task does not grant).
@@ -397,7 +449,13 @@ Deno.test("run_shell_command: works in sh (dash)", async () => {
 
 Deno.test("shell frame: pure parts", () => {
   const frame = buildFrame(
-    { paneId: "%7", tmuxBinary: "/usr/bin/tmux", socketPath: "/tmp/a b/s", suppressHistory: true },
+    {
+      paneId: "%7",
+      tmuxBinary: "/usr/bin/tmux",
+      socketPath: "/tmp/a b/s",
+      suppressHistory: true,
+      owner: "42",
+    },
     "echo hi",
     "00112233aabbccdd",
   );
@@ -408,7 +466,7 @@ Deno.test("shell frame: pure parts", () => {
   assertStringIncludes(frame.line, "'/tmp/a b/s'");
   assertEquals(frame.commandOption, null);
   const plain = buildFrame(
-    { paneId: "%7", tmuxBinary: "tmux", socketPath: "/s", suppressHistory: false },
+    { paneId: "%7", tmuxBinary: "tmux", socketPath: "/s", suppressHistory: false, owner: "42" },
     "x\n".repeat(2000),
   );
   assert(!plain.line.startsWith(" "));
@@ -437,6 +495,18 @@ Deno.test("shell frame: pure parts", () => {
   assertEquals(joined, { lines: ["out"], startFound: true, endFound: true });
   const lost = parseFramedOutput(["tail", frame.endMarker], frame);
   assertEquals(lost, { lines: ["tail"], startFound: false, endFound: true });
+
+  // The frame marks itself started before its start marker, long command or short.
+  for (const f of [frame, plain]) {
+    const at = f.line.indexOf(`@tmux_mcp_running ${f.id}.42.started`);
+    assert(at > 0 && at < f.line.indexOf("start>>"), "the frame marks its start first");
+  }
+  const typed = { id: "00ff", owner: "42", started: false };
+  assertEquals(runningMark(typed), "00ff.42");
+  assertEquals(parseRunningMark("00ff.42"), typed);
+  assertEquals(parseRunningMark('"00ff.42.started"'), { ...typed, started: true });
+  assertEquals(parseRunningMark("00ff."), { id: "00ff", owner: "", started: false });
+  assertEquals(parseRunningMark("junk"), null);
 
   assertEquals(parseStatus("3\n"), 3);
   assertEquals(parseStatus(""), null);

@@ -14,9 +14,12 @@ import {
   type FramedOutput,
   isPosixShell,
   parseFramedOutput,
+  parseRunningMark,
   parseStatus,
   programName,
   RUNNING_OPTION,
+  type RunningMark,
+  runningMark,
   STATUS_OPTION_PREFIX,
 } from "../mcp/shell_frame.ts";
 import { chunkText } from "../tmux/chunks.ts";
@@ -46,7 +49,8 @@ export const runShellCommand = defineTool({
     "runs in a subshell: cd, export, set -e or exit inside it do not change the pane's shell; " +
     "multi-line commands and here-documents work. On timeout the command keeps running " +
     '(stillRunning: true): wait with wait_for_text, or stop it with send_keys keys ["C-c"]; ' +
-    "the pane takes the next run_shell_command once it has ended. Refuses panes whose " +
+    "the pane takes the next run_shell_command once it has ended (a typed line the shell never ran, " +
+    "e.g. inside an unclosed quote, does not keep it busy). Refuses panes whose " +
     "foreground program is not a POSIX shell (use send_keys there).",
   capability: {
     toolset: "execute",
@@ -143,12 +147,14 @@ async function run(args: RunArgs, ctx: ToolContext) {
         "(split_window or create_window make one).",
     );
   }
-  const cleanup = await previousRun(ctx, args.paneId, pane.pid, options);
+  const owner = String(pane.pid ?? "");
+  const cleanup = await previousRun(ctx, args.paneId, owner, options);
   const frame = buildFrame({
     paneId: args.paneId,
     tmuxBinary: ctx.tmux.binary,
     socketPath: await ctx.tmux.socketPath(),
     suppressHistory: args.suppressHistory ?? true,
+    owner,
   }, args.command);
   const effective = Math.min(
     args.timeoutSeconds ?? ctx.settings.waitMaxSeconds,
@@ -169,7 +175,14 @@ async function run(args: RunArgs, ctx: ToolContext) {
     setup: [
       ...cleanup,
       ...stored,
-      ["set-option", "-p", "-t", target, RUNNING_OPTION, `${frame.id}.${pane.pid ?? ""}`],
+      [
+        "set-option",
+        "-p",
+        "-t",
+        target,
+        RUNNING_OPTION,
+        runningMark({ id: frame.id, owner, started: false }),
+      ],
     ],
     input: [
       // C-u first: text left on the prompt would otherwise be glued to the line.
@@ -204,37 +217,43 @@ async function run(args: RunArgs, ctx: ToolContext) {
   };
 }
 
+/** How long the check of an earlier run waits for it to end, or to begin. */
+const EARLIER_RUN_GRACE_MS = 2_000;
+
 /**
  * Refuses a pane whose earlier run is still going (it timed out and was left
- * running), and returns commands that drop what finished runs left behind.
- * `listing` is the pane's `show-options -p`.
+ * running), and returns commands that drop what earlier runs left behind:
+ * that of a run that ended, and the mark of a run whose line the shell
+ * never ran (it waited for a closing quote, its editor was in vi command
+ * mode, and C-c threw the line away), which would otherwise never end.
+ * `listing` is the pane's `show-options -p`; `owner` the pid of its shell.
  */
 async function previousRun(
   ctx: ToolContext,
   paneId: string,
-  pid: number | null,
+  owner: string,
   listing: string,
 ): Promise<string[][]> {
   const names = listing.split("\n").map((line) => line.split(" ", 1)[0]);
   const running = listing.split("\n").find((line) => line.startsWith(`${RUNNING_OPTION} `));
-  if (running) {
-    const [id, owner] = running.slice(RUNNING_OPTION.length + 1).replace(/"/g, "").split(".");
-    // A respawned pane has a new shell: the mark belongs to the old one.
-    if (owner === String(pid ?? "")) {
-      // The earlier run signals its channel when it ends; its own wait was
-      // released, so tmux remembers a signal nobody waited for and this
-      // returns at once when the run has just ended.
-      const state = await waitForChannel(ctx.tmux, `tmux-mcp-run-${id}`, {
-        timeoutMs: 2000,
-        signal: ctx.signal,
-        release: true,
-      });
-      if (state === "timeout") {
-        throw busy(
-          paneId,
-          "the command of an earlier run_shell_command (which timed out) is still running",
-        );
-      }
+  const mark = running ? parseRunningMark(running.slice(RUNNING_OPTION.length + 1)) : null;
+  // A respawned pane has a new shell: the mark belongs to the old one.
+  if (mark && mark.owner === owner) {
+    // The earlier run signals its channel when it ends; its own wait was
+    // released, so tmux remembers a signal nobody waited for and this
+    // returns at once when the run has just ended.
+    const state = await waitForChannel(ctx.tmux, `tmux-mcp-run-${mark.id}`, {
+      timeoutMs: EARLIER_RUN_GRACE_MS,
+      signal: ctx.signal,
+      release: true,
+    });
+    // Not ended: only a frame that began can be running a command. The
+    // grace above let a shell that was slow to read the line begin it.
+    if (state === "timeout" && (mark.started || await hasStarted(ctx, paneId, mark))) {
+      throw busy(
+        paneId,
+        "the command of an earlier run_shell_command (which timed out) is still running",
+      );
     }
   }
   return names
@@ -243,6 +262,19 @@ async function previousRun(
       name.startsWith(COMMAND_OPTION_PREFIX)
     )
     .map((name) => ["set-option", "-pu", "-t", paneTarget(paneId), name]);
+}
+
+/** True when the pane's mark says the run of `mark` began (read again now). */
+async function hasStarted(ctx: ToolContext, paneId: string, mark: RunningMark): Promise<boolean> {
+  const value = await ctx.tmux.one([
+    "show-options",
+    "-pqv",
+    "-t",
+    paneTarget(paneId),
+    RUNNING_OPTION,
+  ]);
+  const now = parseRunningMark(value);
+  return now !== null && now.id === mark.id && now.started;
 }
 
 function busy(paneId: string, why: string): ToolError {
