@@ -290,6 +290,9 @@ serverTest(
     for (let i = 0; i < 9; i++) {
       await fx.tmux("split-window", "-t", windowId, ";", "select-layout", "-t", windowId, "tiled");
     }
+    // Long titles, so the listing is over budget whatever the checkout's path length.
+    const panes = (await fx.tmux("list-panes", "-t", windowId, "-F", "#{pane_id}")).split("\n");
+    for (const pane of panes) await fx.tmux("select-pane", "-t", pane, "-T", "t".repeat(120));
     for (const tool of ["list_panes", "get_window_info"]) {
       const error = await s.fails(tool, { windowId });
       assertStringIncludes(error, "byte budget");
