@@ -3,8 +3,8 @@
 import { z } from "zod";
 import { defineTool, readsMetadata } from "../mcp/registry.ts";
 import { ownClientPids } from "../tmux/children.ts";
-import { isOwnSocket, type Tmux } from "../tmux/client.ts";
-import { TmuxError } from "../tmux/errors.ts";
+import { isOwnSocket } from "../tmux/client.ts";
+import { commandList } from "../tmux/guard.ts";
 import { formatOf, int, parseRows, text } from "../tmux/format.ts";
 
 const SERVER = {
@@ -39,37 +39,26 @@ export const getServerInfo = defineTool({
     ),
   }),
   async handler(_args, ctx) {
-    // Only reads that need no target: list-windows -a, list-panes -a and
-    // list-clients fail ("no current target") on a server without sessions,
-    // which the own server keeps alive. Each session row counts its windows
-    // and its windows' panes (as list-windows -a and list-panes -a would).
-    const [server, sessions] = await ctx.tmux.run([
+    // list-windows -a, list-panes -a and list-clients fail ("no current
+    // target") on a server without sessions, which the own server keeps
+    // alive: each session row counts its windows and its windows' panes (as
+    // list-windows -a and list-panes -a would), and the clients are listed
+    // only while tmux finds a session.
+    const [server, sessions, clients] = await ctx.tmux.run([
       ["display-message", "-p", formatOf(SERVER)],
       ["list-sessions", "-F", "#{session_windows} #{W:#{window_panes} }"],
+      ["if-shell", "-F", "#{session_id}", commandList([["list-clients", "-F", "#{client_pid}"]])],
     ]);
     const rows = sessions === "" ? [] : sessions.split("\n").map((row) => row.split(" "));
     const sum = (values: string[]) => values.reduce((total, v) => total + Number(v || 0), 0);
+    const own = ownClientPids();
     return {
       ...parseRows(SERVER, server)[0],
       sessions: rows.length,
       windows: sum(rows.map((row) => row[0])),
       panes: sum(rows.flatMap((row) => row.slice(1))),
-      clients: rows.length === 0 ? 0 : await countClients(ctx.tmux),
+      clients: clients.split("\n").filter((pid) => pid !== "" && !own.has(Number(pid))).length,
       ownedByThisServer: isOwnSocket(ctx.tmux.socket),
     };
   },
 });
-
-/** Attached clients, not counting this server's own control-mode clients. */
-async function countClients(tmux: Tmux): Promise<number> {
-  let pids: string;
-  try {
-    pids = await tmux.one(["list-clients", "-F", "#{client_pid}"]);
-  } catch (error) {
-    // The last session ended since list-sessions: no client is attached.
-    if (error instanceof TmuxError && error.kind === "no_session") return 0;
-    throw error;
-  }
-  const own = ownClientPids();
-  return pids.split("\n").filter((pid) => pid !== "" && !own.has(Number(pid))).length;
-}
