@@ -13,6 +13,10 @@
  * compared by hash: found at the same numbers, the rows after them and any
  * screen row that changed are new; found higher up, history was trimmed and
  * the numbers shift; found nowhere, the history they were in is gone.
+ * A cursor taken before the pane first scrolled remembers no history rows,
+ * and its screen rows may be blank or rewritten: then only tmux's counts
+ * (history size against the limit) can rule out a trim, and where they
+ * cannot, the comparison says the history is lost rather than guess a redraw.
  *
  * @module
  */
@@ -193,6 +197,18 @@ export function markOf(snap: Snapshot): CursorState {
   };
 }
 
+/**
+ * Whether tmux may have trimmed this pane's history at some point: a trim
+ * happens when the history reaches `history-limit` and drops a tenth of it
+ * (at least one line), so right after one the history holds at least
+ * `limit - tenth + 1` lines, and it only grows from there until a clear.
+ * A smaller history has not been trimmed since it was last cleared.
+ */
+export function mayHaveTrimmed(state: PaneState): boolean {
+  const tenth = Math.max(1, Math.floor(state.historyLimit / 10));
+  return state.historySize >= Math.max(1, state.historyLimit - tenth + 1);
+}
+
 /** The outcome of comparing a read with a remembered state. */
 export type Delta =
   | {
@@ -252,10 +268,17 @@ export function compare(mark: CursorState, snap: Snapshot): Delta {
     return { kind: "found", shift, start, rows };
   };
 
+  // Blank rows prove nothing (a trim can move blank rows onto blank rows):
+  // without a non-blank row to compare, "nothing dropped" rests on tmux's
+  // counts alone, and those cannot rule out a trim once the history is as
+  // full as a trim leaves it.
+  const anchored = (count: number) => mark.hashes.slice(0, count).some((h) => h !== BLANK);
+  const undropped = (count: number) => anchored(count) || !mayHaveTrimmed(snap.state);
+
   // Nothing dropped: every settled row where it was.
   const same = agrees(0, 0, settled);
   if (same === null) return { kind: "need-history" };
-  if (same && snap.state.historySize >= mark.top) return found(0);
+  if (same && snap.state.historySize >= mark.top && undropped(settled)) return found(0);
 
   // History dropped above the rows (trim or clear): find them higher up,
   // nearest first. At least one non-blank settled row has to survive.
@@ -271,8 +294,12 @@ export function compare(mark: CursorState, snap: Snapshot): Delta {
 
   // The history rows are intact but screen rows above the cursor changed:
   // a program rewrote the screen (a full-screen redraw, a multi-line
-  // progress display). Everything from the first changed row is new.
-  if (snap.state.historySize >= mark.top && agrees(0, 0, history)) return found(0);
+  // progress display). Everything from the first changed row is new. With
+  // no history rows to vouch for it (a cursor taken before the pane ever
+  // scrolled), a trim looks just like a redraw: only tmux's counts can tell.
+  if (snap.state.historySize >= mark.top && agrees(0, 0, history) && undropped(history)) {
+    return found(0);
+  }
 
   return { kind: "lost", historyLost: true, rows: screen() };
 }

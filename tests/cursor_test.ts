@@ -178,3 +178,31 @@ Deno.test("compare: a partial read asks for the history when the rows moved", ()
   assertEquals(compare(markOf(before), partial).kind, "need-history");
   assertEquals(found(compare(markOf(before), full)).shift, 2);
 });
+
+/** `count` numbered rows `prefix1`… */
+function numbered(prefix: string, count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `${prefix}${i + 1}`);
+}
+
+Deno.test("compare: a cursor from before the pane scrolled sees a trim as lost, not a redraw", () => {
+  // History limit 100: tmux keeps 91 to 100 lines once it has trimmed.
+  for (const screen of [["$ ", "", ""], ["$ seq 1 3", "1", "2", "3", "$ "]]) {
+    const before = snap([], screen, screen.length - 1);
+    const after = snap(numbered("n", 95), ["n96", "n97", "$ "], 2);
+    const delta = compare(markOf(before), after);
+    assertEquals(delta, { kind: "lost", historyLost: true, rows: ["n96", "n97", "$ "] });
+  }
+});
+
+Deno.test("compare: a cursor from before the pane scrolled still gets every row while no trim was possible", () => {
+  const before = snap([], ["$ ", "", ""], 0);
+  const after = snap(["$ seq 1 80", ...numbered("", 78)], ["79", "80", "$ "], 2);
+  assertEquals(found(compare(markOf(before), after)), {
+    shift: 0,
+    rows: ["$ seq 1 80", ...numbered("", 80), "$ "],
+  });
+  // A redraw of rows above the cursor, nothing scrolled: still a redraw.
+  const drawn = snap([], ["top", "mid", "$ "], 2);
+  const redrawn = snap([], ["TOP", "mid", "$ "], 2);
+  assertEquals(found(compare(markOf(drawn), redrawn)).rows, ["TOP", "mid", "$ "]);
+});

@@ -434,6 +434,47 @@ Deno.test("capture_since: history trimmed at history-limit", async () => {
   }
 });
 
+Deno.test("capture_since: a cursor from before the pane ever scrolled reports a trim as lost", async () => {
+  const { fixture, session, pane } = await setup({ height: 10, historyLimit: 100 });
+  try {
+    const history = async () =>
+      Number(await fixture.tmux("display-message", "-p", "-t", pane, "#{history_size}"));
+    for (const start of ["a few rows", "a cleared screen"]) {
+      if (start === "a cleared screen") {
+        await fixture.runInPane(pane, "clear");
+        await fixture.tmux("clear-history", "-t", pane);
+      }
+      assertEquals(await history(), 0, `${start}: nothing has scrolled yet`);
+      const c = await session.ok<SinceResult>("capture_since", { paneId: pane });
+      // 500 lines through a 100-line history: tmux trims it again and again.
+      await fixture.runInPane(pane, "seq 1 500");
+      const r = await session.ok<SinceResult>("capture_since", {
+        paneId: pane,
+        cursor: c.cursor,
+        maxLines: 1000,
+      });
+      assertEquals(r.anchorLost, true, `${start}: ${r.content.lines.slice(0, 3)}`);
+      assert(r.linesMissed >= 1, `${start}: linesMissed ${r.linesMissed}`);
+      assert(r.content.lines.includes("500"), `${start}: the visible screen`);
+      await fixture.tmux("clear-history", "-t", pane);
+    }
+    // Fewer lines than a trim needs: every one comes back, nothing is missed.
+    const c = await session.ok<SinceResult>("capture_since", { paneId: pane });
+    await fixture.runInPane(pane, "seq 1 60");
+    const r = await session.ok<SinceResult>("capture_since", {
+      paneId: pane,
+      cursor: c.cursor,
+      maxLines: 1000,
+    });
+    assertEquals([r.anchorLost, r.linesMissed], [false, 0]);
+    for (const n of ["1", "30", "60"]) {
+      assert(r.content.lines.includes(n), `${n} in ${r.content.lines}`);
+    }
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
 Deno.test("capture_since: refuses a cursor from before a respawn, a forged one, another pane's", async () => {
   const { fixture, session, pane } = await setup();
   try {
