@@ -51,7 +51,23 @@ export interface Snapshot {
   state: PaneState;
   /** Absolute line number of `rows[0]`. */
   first: number;
+  /** The rows' text, trailing spaces trimmed (as `capture-pane -p`). */
   rows: string[];
+  /**
+   * When the read asked for tmux's wrap information: for each row, its text
+   * with trailing spaces kept when tmux wrapped it onto the next row (the
+   * spaces are part of the line), else null.
+   */
+  wrapped?: (string | null)[];
+}
+
+/** How {@link readSnapshot} reads. */
+export interface ReadOptions {
+  /** A recent state of the pane, which saves the first round trip. */
+  guess?: PaneState;
+  signal?: AbortSignal;
+  /** Also read which rows tmux wrapped onto the next ({@link Snapshot.wrapped}). */
+  wraps?: boolean;
 }
 
 const STATE_FORMAT = [
@@ -101,20 +117,42 @@ export async function readState(tmux: Tmux, paneId: string, signal?: AbortSignal
 }
 
 /**
+ * Which of `padded` (rows captured with `-N`: trailing spaces kept) tmux
+ * wrapped onto the next row, read off `joined` (the same rows captured with
+ * `-J`, which leaves out the newline after a wrapped row). Undefined when
+ * the two do not describe the same rows. An empty row after a wrapped one
+ * may be assigned the other way round; the joined text is the same.
+ */
+export function wrapFlags(padded: readonly string[], joined: string): boolean[] | undefined {
+  const flags: boolean[] = [];
+  let at = 0;
+  for (let i = 0; i < padded.length; i++) {
+    if (!joined.startsWith(padded[i], at)) return undefined;
+    at += padded[i].length;
+    const last = i === padded.length - 1;
+    const wraps = !last && joined[at] !== "\n";
+    if (!wraps && !last) at++;
+    flags.push(wraps);
+  }
+  const rest = joined.slice(at);
+  return rest === "" || rest === "\n" ? flags : undefined;
+}
+
+/**
  * Reads the pane from the absolute line `want(state)` (0 = the top of the
  * history) to the bottom of the screen. The state is sampled before and
  * after the capture in the same round trip and the read is retried when they
  * disagree, so a busy pane never yields rows that do not belong to one
- * moment. `guess` (a recent state) saves the first round trip.
+ * moment.
  */
 export async function readSnapshot(
   tmux: Tmux,
   paneId: string,
   want: (state: PaneState) => number,
-  guess?: PaneState,
-  signal?: AbortSignal,
+  options: ReadOptions = {},
 ): Promise<Snapshot> {
-  let predicted = guess ?? await readState(tmux, paneId, signal);
+  const { signal, wraps = false } = options;
+  let predicted = options.guess ?? await readState(tmux, paneId, signal);
   let slack = 0;
   const target = paneTarget(paneId);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
@@ -124,19 +162,35 @@ export async function readSnapshot(
       ? null
       : fromWanted - predicted.historySize - slack;
     const start = relative === null || fromWanted <= 0 ? "-" : String(Math.min(relative, 0));
-    const [before, text, after] = await tmux.run([
+    // Wrap information: the rows with their trailing spaces (-N) and joined
+    // where tmux wrapped them (-J), read in the same round trip.
+    const captures = wraps
+      ? [
+        ["capture-pane", "-p", "-N", "-t", target, "-S", start],
+        ["capture-pane", "-p", "-J", "-t", target, "-S", start],
+      ]
+      : [["capture-pane", "-p", "-t", target, "-S", start]];
+    const [before, text, ...rest] = await tmux.run([
       ["display-message", "-p", "-t", target, STATE_FORMAT],
-      ["capture-pane", "-p", "-t", target, "-S", start],
+      ...captures,
       ["display-message", "-p", "-t", target, STATE_FORMAT],
     ], { signal });
     const state = parseState(paneId, before);
-    const again = parseState(paneId, after);
-    const rows = text === "" ? [] : text.split("\n");
+    const again = parseState(paneId, rest[rest.length - 1]);
+    const lines = text === "" ? [] : text.split("\n");
     // capture-pane clamps a start above the history to its top.
     const first = start === "-" ? 0 : Math.max(0, state.historySize + Number(start));
     const bottom = state.historySize + state.height;
-    if (sameState(state, again) && rows.length === bottom - first && first <= want(state)) {
-      return { state, first, rows };
+    const flags = wraps ? wrapFlags(lines, rest[0]) : undefined;
+    if (
+      sameState(state, again) && lines.length === bottom - first && first <= want(state) &&
+      (!wraps || flags)
+    ) {
+      if (!flags) return { state, first, rows: lines };
+      // tmux's own trimming (capture-pane without -N) drops trailing spaces only.
+      const rows = lines.map((line) => line.replace(/ +$/, ""));
+      const wrapped = lines.map((line, i) => (flags[i] ? line : null));
+      return { state, first, rows, wrapped };
     }
     slack += Math.max(1, state.historySize - predicted.historySize) * 2;
     predicted = state;

@@ -103,16 +103,23 @@ class Tail {
 }
 
 /**
- * Joins each row that fills the pane's width with the rows after it: tmux
- * wrapped one long line over them, and a pattern may span the wrap.
- * (Width is counted in UTF-16 units, so rows of wide characters stay apart.)
+ * The logical lines of `snap` covering its absolute lines `[start, end)`,
+ * joined where tmux wrapped a row onto the next (its wrap flag, as
+ * `capture-pane -J` reads it), so a pattern may span the wrap. The line the
+ * first row belongs to is taken whole from where it starts in the read: a
+ * row written onto the end of a wrapped line completes that line.
  */
-export function logicalLines(rows: readonly string[], width: number): string[] {
+export function logicalLines(snap: Snapshot, start: number, end: number): string[] {
+  if (end <= start) return [];
+  const wrappedAt = (abs: number) => snap.wrapped?.[abs - snap.first] ?? null;
+  let from = Math.max(start, snap.first);
+  while (from > snap.first && wrappedAt(from - 1) !== null) from--;
   const lines: string[] = [];
   let current: string | undefined;
-  for (const row of rows) {
-    current = current === undefined ? row : current + row;
-    if (row.length < width) {
+  for (let abs = from; abs < Math.min(end, snap.first + snap.rows.length); abs++) {
+    const wrapped = wrappedAt(abs);
+    current = (current ?? "") + (wrapped ?? snap.rows[abs - snap.first]);
+    if (wrapped === null) {
       lines.push(current);
       current = undefined;
     }
@@ -148,7 +155,7 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
   // The entry read and arming the watch run together: the first look after
   // both covers anything printed in between, whichever finished first.
   const [entry, armed] = await Promise.allSettled([
-    readSnapshot(tmux, request.paneId, (s) => neededFrom(undefined, s), undefined, signal),
+    readSnapshot(tmux, request.paneId, (s) => neededFrom(undefined, s), { signal, wraps: true }),
     watchPaneOutput(tmux, request.paneId, { signal }),
   ]);
   if (entry.status === "rejected") {
@@ -158,10 +165,12 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
   if (armed.status === "rejected") throw armed.reason;
   const watch = armed.value;
   let snap: Snapshot = entry.value;
-  const screen = snap.rows.slice(snap.state.historySize - snap.first);
+  const top = snap.state.historySize;
   const presentAtEntry = request.patterns.length > 0
-    ? screen.some((row) => request.patterns.some((p) => p.test(row)))
-    : screen.some((row) => row.trim() !== "");
+    ? logicalLines(snap, top, top + snap.state.height).some((line) =>
+      request.patterns.some((p) => p.test(line))
+    )
+    : snap.rows.slice(top - snap.first).some((row) => row.trim() !== "");
   let mark: CursorState = markOf(snap);
 
   const wakeup = watch.mechanism;
@@ -182,32 +191,35 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
   const look = async (): Promise<WaitResult | undefined> => {
     let next: Snapshot;
     try {
-      next = await readSnapshot(
-        tmux,
-        request.paneId,
-        (s) => neededFrom(mark, s),
-        snap.state,
+      next = await readSnapshot(tmux, request.paneId, (s) => neededFrom(mark, s), {
+        guess: snap.state,
         signal,
-      );
+        wraps: true,
+      });
       if (next.state.pid !== mark.pid) return finish("pane_exited");
       let delta = compare(mark, next);
       if (delta.kind === "need-history") {
-        next = await readSnapshot(tmux, request.paneId, () => 0, next.state, signal);
+        next = await readSnapshot(tmux, request.paneId, () => 0, {
+          guess: next.state,
+          signal,
+          wraps: true,
+        });
         delta = compare(mark, next);
       }
       if (delta.kind === "need-history") return undefined;
       snap = next;
       mark = markOf(next);
-      let rows: string[];
+      const rows = delta.rows;
+      let start: number;
       if (delta.kind === "found") {
         tail.shift(delta.shift);
-        tail.put(delta.start, delta.rows);
-        rows = delta.rows;
+        tail.put(delta.start, rows);
+        start = delta.start;
       } else {
-        tail.put(next.state.historySize, delta.rows, true);
-        rows = delta.rows;
+        start = next.state.historySize;
+        tail.put(start, rows, true);
       }
-      for (const row of logicalLines(rows, next.state.width)) {
+      for (const row of logicalLines(next, start, start + rows.length)) {
         // A stop pattern wins over a pattern on the same line.
         const stop = request.stopPatterns.findIndex((p) => p.test(row));
         if (stop >= 0) {

@@ -12,6 +12,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
 import { childProcesses, type Session, startServer, TmuxFixture } from "./harness.ts";
 import { logicalLines } from "../mcp/wait_text.ts";
+import { type Snapshot, wrapFlags } from "../mcp/since.ts";
 import { Tmux } from "../tmux/client.ts";
 import { liveWatchClients, watchPaneOutput } from "../tmux/output_watch.ts";
 import { ProcessTransport } from "../tmux/process_transport.ts";
@@ -513,9 +514,74 @@ Deno.test("capture_since: a cursor from another server process is refused", asyn
   }
 });
 
-Deno.test("logicalLines: joins rows that fill the width", () => {
-  assertEquals(logicalLines(["abcd", "ef", "gh", "ijkl", "mnop"], 4), ["abcdef", "gh", "ijklmnop"]);
-  assertEquals(logicalLines([], 4), []);
+Deno.test("wrapFlags: reads tmux's wraps off the joined capture, not off row lengths", () => {
+  // A full row tmux did not wrap, a wrap at a space, and a wrap after wide characters.
+  const padded = ["abcd", "ERROR", "abc ", "HELLO", "ああ", "了", ""];
+  assertEquals(wrapFlags(padded, "abcd\nERROR\nabc HELLO\nああ了\n\n"), [
+    false,
+    false,
+    true,
+    false,
+    true,
+    false,
+    false,
+  ]);
+  assertEquals(wrapFlags([], ""), []);
+  assertEquals(wrapFlags(["ab", "cd"], "ab\nce"), undefined, "not the same rows");
+  assertEquals(wrapFlags(["ab", "cd"], "ab\ncd\nef"), undefined, "a row more");
+});
+
+Deno.test("logicalLines: joins the rows tmux wrapped, from the start of the first row's line", () => {
+  const snap: Snapshot = {
+    state: {
+      paneId: "%1",
+      pid: 1,
+      historySize: 2,
+      historyLimit: 100,
+      height: 4,
+      width: 4,
+      cursorY: 3,
+      alternate: false,
+      dead: false,
+    },
+    first: 0,
+    rows: ["abcd", "ef", "abcd", "x", "ab c", "d"],
+    wrapped: [null, null, "abcd", null, "ab c", null],
+  };
+  assertEquals(logicalLines(snap, 0, 6), ["abcd", "ef", "abcdx", "ab cd"]);
+  // Rows 3 and 5 were written onto lines that started above them.
+  assertEquals(logicalLines(snap, 3, 4), ["abcdx"]);
+  assertEquals(logicalLines(snap, 5, 6), ["ab cd"]);
+  assertEquals(logicalLines(snap, 5, 5), []);
+  // Without wrap information every row stands alone.
+  assertEquals(logicalLines({ ...snap, wrapped: undefined }, 2, 4), ["abcd", "x"]);
+});
+
+Deno.test("wait_for_text: lines are joined where tmux wrapped them, not where a row is full", async () => {
+  // The pane is 80 columns wide.
+  const { fixture, session, pane } = await setup();
+  try {
+    const cases = [
+      // A line exactly as wide as the pane is not wrapped: the next line starts anew.
+      { pattern: "^ERROR", command: "printf '%080d\\nERR''OR: boom\\n' 0" },
+      // 39 wide characters fill 78 columns, 終 the last two; 了 wraps.
+      {
+        pattern: "終了",
+        command: `printf '${"\\343\\201\\202".repeat(39)}\\347\\265\\202\\344\\272\\206\\n'`,
+      },
+      // The space in column 80 is part of the line.
+      { pattern: "0 HELLO", command: "printf '%079d HELLO\\n' 0" },
+    ];
+    for (const { pattern, command } of cases) {
+      const wait = startWait(session, { paneId: pane, patterns: [pattern], timeoutSeconds: 25 });
+      await wait.armed;
+      await type(fixture, pane, command);
+      const r = structured(await wait.result);
+      assertEquals(r.outcome, "matched", `${pattern}: ${r.tail.lines}`);
+    }
+  } finally {
+    await teardown(fixture, session);
+  }
 });
 
 Deno.test("watchPaneOutput: wakes on the pane's output, not on others'; polls for a missing pane", async () => {

@@ -52,13 +52,9 @@ export const captureSince = defineTool({
       );
     }
     const paneId = mark?.paneId ?? await resolvePane(ctx, args.paneId);
-    let snap = await readSnapshot(
-      ctx.tmux,
-      paneId,
-      (s) => neededFrom(mark, s),
-      undefined,
-      ctx.signal,
-    );
+    let snap = await readSnapshot(ctx.tmux, paneId, (s) => neededFrom(mark, s), {
+      signal: ctx.signal,
+    });
     let rows: string[];
     let linesMissed = 0;
     let anchorLost = false;
@@ -74,7 +70,10 @@ export const captureSince = defineTool({
       }
       let delta = compare(mark, snap);
       if (delta.kind === "need-history") {
-        snap = await readSnapshot(ctx.tmux, paneId, () => 0, snap.state, ctx.signal);
+        snap = await readSnapshot(ctx.tmux, paneId, () => 0, {
+          guess: snap.state,
+          signal: ctx.signal,
+        });
         delta = compare(mark, snap);
       }
       if (delta.kind === "found") {
