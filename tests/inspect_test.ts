@@ -4,7 +4,7 @@
  */
 
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
-import { serverTest, startServer, TmuxFixture, TRANSPORTS } from "./harness.ts";
+import { eventually, serverTest, startServer, TmuxFixture, TRANSPORTS } from "./harness.ts";
 
 type Pane = {
   paneId: string;
@@ -76,6 +76,26 @@ serverTest("info tools return one object, read back from tmux", async (fx, s) =>
     [server.socketPath, server.sessions, server.panes, server.clients, server.ownedByThisServer],
     [fx.socketPath, 1, 1, 0, false],
   );
+  // A person's client (here a control-mode one) is counted.
+  const person = new Deno.Command("tmux", {
+    args: ["-S", fx.socketPath, "-C", "attach-session", "-t", "main"],
+    stdin: "piped",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  try {
+    await eventually(
+      async () =>
+        (await fx.tmux("list-clients", "-F", "#{client_pid}")).split("\n").includes(
+          String(person.pid),
+        ),
+      "the person's client attached",
+    );
+    assertEquals((await s.ok<{ clients: number }>("get_server_info")).clients, 1);
+  } finally {
+    await person.stdin.close();
+    await person.status;
+  }
   const vars = await s.ok<{ values: Record<string, string | null> }>("get_tmux_variables", {
     names: ["session_name", "no_such_variable"],
     paneId,
