@@ -81,6 +81,14 @@ export function parseRunningMark(value: string): RunningMark | null {
   return match ? { id: match[1], owner: match[2], started: match[3] !== undefined } : null;
 }
 
+/**
+ * The `#{pane_path}` an inline command's frame sets when it begins (with the
+ * OSC 7 escape sequence) and clears when it ends.
+ */
+export function startedPath(id: string): string {
+  return `tmux-mcp-run:${id}`;
+}
+
 /** Prefix of the pane options holding a run's command. */
 export const COMMAND_OPTION_PREFIX = "@tmux_mcp_cmd_";
 /** Prefix of the pane options holding a run's exit status. */
@@ -156,22 +164,29 @@ export function buildFrame(target: FrameTarget, command: string, id = newRunId()
   const head = `<<tmux-mcp:${id}:`;
   // Each marker is printed from two words, so only the output holds it whole.
   const print = (tail: string) => `printf '%s%s\\n' '${head}' '${tail}'`;
-  // The frame says through tmux that it began: only then can the run's
-  // command be running (the busy check of the next run relies on it).
+  // The frame says that it began: only then can the run's command be
+  // running (the busy check of the next run relies on it). A long command's
+  // frame says so through the tmux client that fetches the command; an
+  // inline one, which has no client there (one takes ~10 ms of CPU), sets
+  // the pane's path with an escape sequence tmux keeps as #{pane_path}.
   const started = `set-option -pt ${pane} ${RUNNING_OPTION} ${
     runningMark({ id, owner: target.owner, started: true })
   }`;
+  const setPath = (path: string) => `printf '\\033]7;%s\\007' '${path}'`;
   const line = [
     // `trap : INT` keeps this subshell alive when C-c ends the command, so
     // the status is still stored and the channel still signalled.
     `(trap : INT`,
     commandOption === null
-      ? `${tmux} ${started}; ${print("start>>")}; (eval ${word})`
+      ? `${setPath(startedPath(id))}; ${print("start>>")}; (eval ${word})`
       : `__tmux_mcp_c=$(${tmux} show-options -pqvt ${pane} ${commandOption} \\; ` +
         `set-option -put ${pane} ${commandOption} \\; ${started}) && ${print("start>>")} && ` +
         `(eval "$__tmux_mcp_c")`,
     `__tmux_mcp_s=$?`,
     print("end>>"),
+    // The path goes back to empty, tmux's own value; a shell that reports
+    // its directory (OSC 7 at each prompt) sets it again.
+    setPath(""),
     `exec ${tmux} set-option -pt ${pane} ${statusOption} "$__tmux_mcp_s" \\; ` +
     `set-option -put ${pane} ${RUNNING_OPTION} \\; wait-for -S ${channel})`,
   ].join("; ");

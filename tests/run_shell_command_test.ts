@@ -24,6 +24,7 @@ import {
   parseRunningMark,
   parseStatus,
   runningMark,
+  startedPath,
 } from "../mcp/shell_frame.ts";
 
 interface Run {
@@ -251,7 +252,12 @@ Deno.test("run_shell_command: timeout leaves the command running; the pane takes
 Deno.test("run_shell_command: a typed line the shell never ran leaves the pane free; one that begins late keeps it busy", async () => {
   const { fixture, session, pane } = await setup();
   const screen = () => fixture.tmux("capture-pane", "-p", "-t", pane);
-  const mark = () => fixture.tmux("show-options", "-pqv", "-t", pane, "@tmux_mcp_running");
+  // A frame that began says so in its mark (long command) or the pane's path (short one).
+  const begun = async () =>
+    (await fixture.tmux("show-options", "-pqv", "-t", pane, "@tmux_mcp_running"))
+      .endsWith(".started") ||
+    (await fixture.tmux("display-message", "-p", "-t", pane, "#{pane_path}"))
+      .startsWith("tmux-mcp-run:");
   try {
     // The shell waits for a closing quote: the frame is read as text, never run.
     await fixture.typeLine(pane, "echo 'unterminated");
@@ -285,9 +291,9 @@ Deno.test("run_shell_command: a typed line the shell never ran leaves the pane f
     await eventually(async () => (await screen()).includes("he-ld"), "the script runs");
     const late = await run(session, pane, "sleep 300", { timeoutSeconds: 1 });
     assertEquals([late.outcome, late.stillRunning], ["timed_out", true]);
-    assert(!(await mark()).endsWith(".started"), "not begun while the script runs");
+    assert(!(await begun()), "not begun while the script runs");
     await fixture.tmux("wait-for", "-S", "gate-b");
-    await eventually(async () => (await mark()).endsWith(".started"), "the frame begins");
+    await eventually(begun, "the frame begins");
     const refused = await session.fails("run_shell_command", { paneId: pane, command: "echo x" });
     assertStringIncludes(refused, "is busy");
     await session.ok("send_keys", { paneId: pane, keys: ["C-c"] });
@@ -496,11 +502,21 @@ Deno.test("shell frame: pure parts", () => {
   const lost = parseFramedOutput(["tail", frame.endMarker], frame);
   assertEquals(lost, { lines: ["tail"], startFound: false, endFound: true });
 
-  // The frame marks itself started before its start marker, long command or short.
-  for (const f of [frame, plain]) {
-    const at = f.line.indexOf(`@tmux_mcp_running ${f.id}.42.started`);
+  // The frame marks itself started before its start marker: a long command
+  // through tmux, a short one with the pane-path escape (no tmux client).
+  for (
+    const [f, sign] of [
+      [plain, `@tmux_mcp_running ${plain.id}.42.started`],
+      [frame, `printf '\\033]7;%s\\007' '${startedPath(frame.id)}'`],
+    ] as const
+  ) {
+    const at = f.line.indexOf(sign);
     assert(at > 0 && at < f.line.indexOf("start>>"), "the frame marks its start first");
   }
+  assert(
+    !frame.line.includes("@tmux_mcp_running 00"),
+    "the short one starts no tmux client for it",
+  );
   const typed = { id: "00ff", owner: "42", started: false };
   assertEquals(runningMark(typed), "00ff.42");
   assertEquals(parseRunningMark("00ff.42"), typed);

@@ -20,6 +20,7 @@ import {
   RUNNING_OPTION,
   type RunningMark,
   runningMark,
+  startedPath,
   STATUS_OPTION_PREFIX,
 } from "../mcp/shell_frame.ts";
 import { chunkText } from "../tmux/chunks.ts";
@@ -264,17 +265,21 @@ async function previousRun(
     .map((name) => ["set-option", "-pu", "-t", paneTarget(paneId), name]);
 }
 
-/** True when the pane's mark says the run of `mark` began (read again now). */
+/**
+ * True when the run of `mark` began, read again now: its mark says so (a
+ * long command's frame), or the pane's path is the one an inline frame sets.
+ */
 async function hasStarted(ctx: ToolContext, paneId: string, mark: RunningMark): Promise<boolean> {
-  const value = await ctx.tmux.one([
-    "show-options",
-    "-pqv",
+  const read = await ctx.tmux.one([
+    "display-message",
+    "-p",
     "-t",
     paneTarget(paneId),
-    RUNNING_OPTION,
+    `#{pane_path}\n#{${RUNNING_OPTION}}`,
   ]);
+  const [path, value = ""] = read.split("\n");
   const now = parseRunningMark(value);
-  return now !== null && now.id === mark.id && now.started;
+  return path === startedPath(mark.id) || (now !== null && now.id === mark.id && now.started);
 }
 
 function busy(paneId: string, why: string): ToolError {
