@@ -153,6 +153,39 @@ export function refuseIfHeldCaller(
   if (heldCaller(caller, output)) throw callerRefusal(caller!, what);
 }
 
+/** What {@link guardedKill} kills, and how it checks. */
+export interface GuardedKill {
+  /** A read that fails when the target does not exist; its output is handed back. */
+  check: string[];
+  /** The kill itself. */
+  kill: string[];
+  /** The tmux target whose panes must not include this server's own. */
+  guardTarget: string;
+  /** Whether {@link GuardedKill.guardTarget} is a window or a session. */
+  scope: "window" | "session";
+  /** The target as the refusal names it, from the check's output. */
+  what: (checked: string) => string;
+}
+
+/**
+ * Kills in one round trip: the check, every pane's row, and the kill unless
+ * the target holds this server's pane (decided by tmux right before it).
+ * Throws the caller refusal; resolves with the check's output and the rows
+ * as they were right before the kill.
+ */
+export async function guardedKill(
+  ctx: ToolContext,
+  { check, kill, guardTarget, scope, what }: GuardedKill,
+): Promise<{ checked: string; rows: PaneRow[] }> {
+  const caller = await ctx.caller.guardedPane(ctx.tmux);
+  const { checked, rows, after } = await readRows(ctx.tmux, check, [
+    ...keepOwnServerAlive(ctx.tmux),
+    ...unlessHoldsCaller(caller, guardTarget, scope, [kill]),
+  ]);
+  refuseIfHeldCaller(caller, after.at(-1), what(checked));
+  return { checked, rows };
+}
+
 /**
  * The commands that precede a kill: on the own `libtmux-mcp` server,
  * `exit-empty off` again, so a server restarted since start-up also outlives

@@ -3,15 +3,7 @@
 import { z } from "zod";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { session } from "../mcp/schemas.ts";
-import {
-  cascade,
-  keepOwnServerAlive,
-  killedOutput,
-  readRows,
-  refuseIfHeldCaller,
-  renderKilled,
-  unlessHoldsCaller,
-} from "../mcp/teardown.ts";
+import { cascade, guardedKill, killedOutput, renderKilled } from "../mcp/teardown.ts";
 import { sessionTarget } from "../tmux/targets.ts";
 
 /** The kill_session tool. */
@@ -28,23 +20,18 @@ export const killSession = defineTool({
   output: killedOutput,
   async handler(args, ctx) {
     const target = sessionTarget(args.session);
-    const caller = await ctx.caller.guardedPane(ctx.tmux);
-    // list-windows -t fails for a session that does not exist and names its
-    // id. The rows are read and the caller checked in the kill's own round trip.
-    const { checked, rows, after } = await readRows(
-      ctx.tmux,
-      ["list-windows", "-t", target, "-F", "#{session_id}"],
-      [
-        ...keepOwnServerAlive(ctx.tmux),
-        // `=name:` (the session's current window): tmux 3.3a expands
-        // formats for a bare `=name` target without the session.
-        ...unlessHoldsCaller(caller, `${target}:`, "session", [["kill-session", "-t", target]]),
-      ],
-    );
-    const sessionId = checked.split("\n")[0];
-    refuseIfHeldCaller(caller, after.at(-1), `session ${sessionId}`);
+    // list-windows -t fails for a session that does not exist and names its id.
+    const { checked: ids, rows } = await guardedKill(ctx, {
+      check: ["list-windows", "-t", target, "-F", "#{session_id}"],
+      kill: ["kill-session", "-t", target],
+      // `=name:` (the session's current window): tmux 3.3a expands formats
+      // for a bare `=name` target without the session.
+      guardTarget: `${target}:`,
+      scope: "session",
+      what: (out) => `session ${out.split("\n")[0]}`,
+    });
     ctx.topologyChanged();
-    return { killed: cascade(rows, { sessionId }) };
+    return { killed: cascade(rows, { sessionId: ids.split("\n")[0] }) };
   },
   render: renderKilled,
 });

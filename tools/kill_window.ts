@@ -3,15 +3,7 @@
 import { z } from "zod";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { windowId } from "../mcp/schemas.ts";
-import {
-  cascade,
-  keepOwnServerAlive,
-  killedOutput,
-  readRows,
-  refuseIfHeldCaller,
-  renderKilled,
-  unlessHoldsCaller,
-} from "../mcp/teardown.ts";
+import { cascade, guardedKill, killedOutput, renderKilled } from "../mcp/teardown.ts";
 import { windowTarget } from "../tmux/targets.ts";
 
 /** The kill_window tool. */
@@ -27,14 +19,14 @@ export const killWindow = defineTool({
   output: killedOutput,
   async handler(args, ctx) {
     const target = windowTarget(args.windowId);
-    const caller = await ctx.caller.guardedPane(ctx.tmux);
-    // list-panes -t @N fails for a window that does not exist. The rows are
-    // read and the caller checked in the kill's own round trip.
-    const { rows, after } = await readRows(ctx.tmux, ["list-panes", "-t", target], [
-      ...keepOwnServerAlive(ctx.tmux),
-      ...unlessHoldsCaller(caller, target, "window", [["kill-window", "-t", target]]),
-    ]);
-    refuseIfHeldCaller(caller, after.at(-1), `window ${args.windowId}`);
+    // list-panes -t @N fails for a window that does not exist.
+    const { rows } = await guardedKill(ctx, {
+      check: ["list-panes", "-t", target],
+      kill: ["kill-window", "-t", target],
+      guardTarget: target,
+      scope: "window",
+      what: () => `window ${args.windowId}`,
+    });
     ctx.topologyChanged();
     return { killed: cascade(rows, { windowId: args.windowId }) };
   },
