@@ -54,6 +54,16 @@ function stateFormat(caller: string | null): string {
   return `#{pane_id} #{pane_dead} #{?pane_in_mode,1,0} #{?${reaches(caller)},1,0}`;
 }
 
+/**
+ * The command that prints the pane's {@link stateFormat}, nothing when the
+ * pane does not exist. Not `display-message`: tmux 3.3a runs its template,
+ * at every level of nesting, through strftime(3), where the caller's pane id
+ * inside the format (`%12`) reads as a field width.
+ */
+function readState(paneId: string, caller: string | null): string[] {
+  return ["list-panes", "-a", "-f", `#{==:#{pane_id},${paneId}}`, "-F", stateFormat(caller)];
+}
+
 function parseState(fields: string[]): InputState {
   const [id, dead, inMode, reachesCaller] = fields;
   return {
@@ -64,7 +74,7 @@ function parseState(fields: string[]): InputState {
   };
 }
 
-/** What the guard prints when it sent the input, and (followed by the state) when it refused. */
+/** What the guard prints when it sent the input, and (followed by the state on the next line) when it refused. */
 const SENT = "tmux-mcp-input-sent";
 const REFUSED = "tmux-mcp-input-refused";
 
@@ -144,10 +154,10 @@ export async function sendInput(
   refuseOwnPane(paneId, caller);
   const options = { signal: ctx.signal };
   const target = paneTarget(paneId);
-  const state = stateFormat(caller);
   const guard = (commands: string[][]) =>
     runIf(target, acceptsInput(caller), [["display-message", "-p", SENT], ...commands], [
-      ["display-message", "-p", "-t", target, `${REFUSED} ${state}`],
+      ["display-message", "-p", REFUSED],
+      readState(paneId, caller),
       ...refused,
     ]);
   // The longest start of the input that fits one round trip with the check
@@ -161,8 +171,7 @@ export async function sendInput(
   }
   if (!guarded) {
     // Not even the first command fits inside the guard: check, then send.
-    const read = await ctx.tmux.one(["display-message", "-p", "-t", target, state], options);
-    const checked = parseState(read.split("\n")[0].split(" "));
+    const checked = parseState((await ctx.tmux.one(readState(paneId, caller), options)).split(" "));
     if (!checked.found) throw noSuch("pane");
     refuseUnsafeInput(paneId, checked);
     await runBounded(ctx.tmux, [...setup, ...input], options);
@@ -176,9 +185,9 @@ export async function sendInput(
     await runBounded(ctx.tmux, setup, options);
     answer = await ctx.tmux.one(guarded, options);
   }
-  const [said, ...fields] = (answer ?? "").split("\n")[0].split(" ");
+  const [said, state = ""] = (answer ?? "").split("\n");
   if (said !== SENT) {
-    const refusal = parseState(fields);
+    const refusal = parseState(state.split(" "));
     if (said === REFUSED && !refusal.found) throw noSuch("pane");
     if (said === REFUSED) refuseUnsafeInput(paneId, refusal);
     // Not reached while tmux prints what it tested; an answer we cannot read

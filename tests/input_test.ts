@@ -135,6 +135,45 @@ Deno.test("input tools refuse a dead pane, a pane in copy mode and the caller's 
   }
 });
 
+Deno.test("synchronize-panes refusal holds for a caller pane id of two digits, also for long text", async () => {
+  // display-message runs its template through strftime: an unescaped %12
+  // inside the guard's format read as a field width and the check said no.
+  const fixture = await TmuxFixture.start();
+  try {
+    for (let i = 0; i < 12; i++) await fixture.tmux("new-window", "-d", "-t", "main:");
+    const caller = await bashPane(fixture);
+    assert(Number(caller.slice(1)) >= 12, `caller ${caller} has a two-digit id`);
+    const sibling = await fixture.tmux(
+      "split-window",
+      "-P",
+      "-F",
+      "#{pane_id}",
+      "-t",
+      caller,
+      BASH,
+    );
+    await fixture.tmux("set-option", "-w", "-t", caller, "synchronize-panes", "on");
+    const pid = await fixture.tmux("display-message", "-p", "#{pid}");
+    const session = await startServer(fixture.socketPath, {
+      env: { TMUX: `${fixture.socketPath},${pid},0`, TMUX_PANE: caller },
+    });
+    try {
+      await refusedEverywhere(session, sibling, "synchronize-panes is on");
+      // Text too long for the guarded round trip is checked first, then sent.
+      const long = await session.fails("send_keys", {
+        paneId: sibling,
+        text: "'" + '"'.repeat(6000),
+      });
+      assertStringIncludes(long, "synchronize-panes is on");
+      assert(!(await screen(fixture, caller)).includes('""""'), "nothing reached the caller");
+    } finally {
+      await session.close();
+    }
+  } finally {
+    await fixture.close();
+  }
+});
+
 Deno.test("key names: tmux names and modifiers pass, anything else is refused", () => {
   for (
     const key of [
