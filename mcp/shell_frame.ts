@@ -187,8 +187,12 @@ export function buildFrame(target: FrameTarget, command: string, id = newRunId()
     // The path goes back to empty, tmux's own value; a shell that reports
     // its directory (OSC 7 at each prompt) sets it again.
     setPath(""),
+    // The busy mark goes only while it is still this run's: a later run may
+    // have taken the pane after deciding this line would never begin.
     `exec ${tmux} set-option -pt ${pane} ${statusOption} "$__tmux_mcp_s" \\; ` +
-    `set-option -put ${pane} ${RUNNING_OPTION} \\; wait-for -S ${channel})`,
+    `if-shell -F -t ${pane} ${shellQuote(`#{m:${id}.*,#{${RUNNING_OPTION}}}`)} ${
+      shellQuote(`set-option -pu -t ${target.paneId} ${RUNNING_OPTION}`)
+    } \\; wait-for -S ${channel})`,
   ].join("; ");
   return {
     id,

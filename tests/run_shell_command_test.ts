@@ -453,6 +453,32 @@ Deno.test("run_shell_command: works in sh (dash)", async () => {
   }
 });
 
+Deno.test("shell frame: its end removes its own busy mark and leaves another run's", async () => {
+  const fixture = await TmuxFixture.start();
+  try {
+    const pane = await fixture.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
+    const runFrame = async (mark: (id: string) => string) => {
+      const frame = buildFrame({
+        paneId: pane,
+        tmuxBinary: "tmux",
+        socketPath: fixture.socketPath,
+        suppressHistory: false,
+        owner: "1",
+      }, "true");
+      await fixture.tmux("set-option", "-p", "-t", pane, "@tmux_mcp_running", mark(frame.id));
+      const ended = fixture.tmux("wait-for", frame.channel);
+      await fixture.typeLine(pane, frame.line);
+      await ended;
+      return await fixture.tmux("show-options", "-pqv", "-t", pane, "@tmux_mcp_running");
+    };
+    // A later run took the pane (it judged this line would never begin).
+    assertEquals(await runFrame(() => "0badc0de.1"), "0badc0de.1");
+    assertEquals(await runFrame((id) => `${id}.1`), "");
+  } finally {
+    await fixture.close();
+  }
+});
+
 Deno.test("shell frame: pure parts", () => {
   const frame = buildFrame(
     {
