@@ -82,6 +82,13 @@ export function parseRunningMark(value: string): RunningMark | null {
 }
 
 /**
+ * Pane option holding the pane's `#{pane_path}` as it was when a run's line
+ * was typed: a frame that begins changes the path (see {@link startedPath}),
+ * and so may the command it runs, but a line the shell never ran does not.
+ */
+export const TYPED_PATH_OPTION = "@tmux_mcp_typed_path";
+
+/**
  * The `#{pane_path}` an inline command's frame sets when it begins (with the
  * OSC 7 escape sequence) and clears when it ends.
  */
@@ -191,7 +198,10 @@ export function buildFrame(target: FrameTarget, command: string, id = newRunId()
     // have taken the pane after deciding this line would never begin.
     `exec ${tmux} set-option -pt ${pane} ${statusOption} "$__tmux_mcp_s" \\; ` +
     `if-shell -F -t ${pane} ${shellQuote(`#{m:${id}.*,#{${RUNNING_OPTION}}}`)} ${
-      shellQuote(`set-option -pu -t ${target.paneId} ${RUNNING_OPTION}`)
+      shellQuote(
+        `set-option -pu -t ${target.paneId} ${RUNNING_OPTION} ; ` +
+          `set-option -pu -t ${target.paneId} ${TYPED_PATH_OPTION}`,
+      )
     } \\; wait-for -S ${channel})`,
   ].join("; ");
   return {

@@ -304,6 +304,34 @@ Deno.test("run_shell_command: a typed line the shell never ran leaves the pane f
   }
 });
 
+Deno.test("run_shell_command: a running command that reports its own directory keeps the pane busy", async () => {
+  // Shells that report their directory (OSC 7, e.g. a zsh chpwd hook) change
+  // the pane's path while the command runs; the run has still begun.
+  const { fixture, session, pane } = await setup();
+  try {
+    const slow = await run(
+      session,
+      pane,
+      "printf '\\033]7;%s\\007' file://host/elsewhere; sleep 300",
+      { timeoutSeconds: 1 },
+    );
+    assertEquals([slow.outcome, slow.stillRunning], ["timed_out", true]);
+    assertEquals(
+      await fixture.tmux("display-message", "-p", "-t", pane, "#{pane_path}"),
+      "file://host/elsewhere",
+    );
+    assertStringIncludes(
+      await session.fails("run_shell_command", { paneId: pane, command: "echo x" }),
+      "is busy",
+    );
+    await session.ok("send_keys", { paneId: pane, keys: ["C-c"] });
+    const next = await run(session, pane, "echo free");
+    assertEquals([next.outcome, next.output.lines], ["completed", ["free"]]);
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
 /**
  * Pids of `tmux wait-for` processes whose parent is `parent`, from `ps`
  * (Deno reads /proc only with --allow-all, which the test task does not grant).

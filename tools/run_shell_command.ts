@@ -20,8 +20,8 @@ import {
   RUNNING_OPTION,
   type RunningMark,
   runningMark,
-  startedPath,
   STATUS_OPTION_PREFIX,
+  TYPED_PATH_OPTION,
 } from "../mcp/shell_frame.ts";
 import { chunkText } from "../tmux/chunks.ts";
 import { TmuxError } from "../tmux/errors.ts";
@@ -184,6 +184,8 @@ async function run(args: RunArgs, ctx: ToolContext) {
         RUNNING_OPTION,
         runningMark({ id: frame.id, owner, started: false }),
       ],
+      // -F: tmux stores the path as it is now.
+      ["set-option", "-pF", "-t", target, TYPED_PATH_OPTION, "#{pane_path}"],
     ],
     input: [
       // C-u first: text left on the prompt would otherwise be glued to the line.
@@ -193,6 +195,7 @@ async function run(args: RunArgs, ctx: ToolContext) {
     ],
     refused: [
       ["set-option", "-pu", "-t", target, RUNNING_OPTION],
+      ["set-option", "-pu", "-t", target, TYPED_PATH_OPTION],
       ...(frame.commandOption === null
         ? []
         : [["set-option", "-pu", "-t", target, frame.commandOption]]),
@@ -259,7 +262,8 @@ async function previousRun(
   }
   return names
     .filter((name) =>
-      name === RUNNING_OPTION || name.startsWith(STATUS_OPTION_PREFIX) ||
+      name === RUNNING_OPTION || name === TYPED_PATH_OPTION ||
+      name.startsWith(STATUS_OPTION_PREFIX) ||
       name.startsWith(COMMAND_OPTION_PREFIX)
     )
     .map((name) => ["set-option", "-pu", "-t", paneTarget(paneId), name]);
@@ -267,7 +271,9 @@ async function previousRun(
 
 /**
  * True when the run of `mark` began, read again now: its mark says so (a
- * long command's frame), or the pane's path is the one an inline frame sets.
+ * long command's frame), or the pane's path is no longer what it was when
+ * the line was typed (a short command's frame sets it, and a command that
+ * reports its directory may set it again; a line never run changes nothing).
  */
 async function hasStarted(ctx: ToolContext, paneId: string, mark: RunningMark): Promise<boolean> {
   const read = await ctx.tmux.one([
@@ -275,11 +281,11 @@ async function hasStarted(ctx: ToolContext, paneId: string, mark: RunningMark): 
     "-p",
     "-t",
     paneTarget(paneId),
-    `#{pane_path}\n#{${RUNNING_OPTION}}`,
+    `#{pane_path}\n#{${TYPED_PATH_OPTION}}\n#{${RUNNING_OPTION}}`,
   ]);
-  const [path, value = ""] = read.split("\n");
+  const [path, typedPath = "", value = ""] = read.split("\n");
   const now = parseRunningMark(value);
-  return path === startedPath(mark.id) || (now !== null && now.id === mark.id && now.started);
+  return path !== typedPath || (now !== null && now.id === mark.id && now.started);
 }
 
 function busy(paneId: string, why: string): ToolError {
