@@ -272,10 +272,16 @@ const buildWorkspace: PromptDef = {
         }.`,
         commands.length > 0 && !starter &&
         "This server cannot type into panes (its input tools are not offered): tell the user which commands to start in which window.",
-        commands.length > 0 && env.has("wait_for_text") &&
+        // A program that fails at once has printed its error before any wait
+        // begins, and wait_for_text sees only later output: read first.
+        commands.length > 0 && env.has("snapshot_pane") &&
         `Confirm each started: ${
+          call("snapshot_pane", { paneId: "<its paneId>" })
+        } shows what it printed so far (an error followed by a shell prompt means it failed at once).`,
+        commands.length > 0 && env.has("wait_for_text") &&
+        `If a pane printed nothing yet, ${
           call("wait_for_text", { paneId: "<its paneId>", timeoutSeconds: 10 })
-        } (any output), then read the first lines it printed.`,
+        } waits for its first output (it sees only output printed after it begins).`,
         env.has("list_windows") &&
         `Check the result: ${call("list_windows", { session: sessionId })}.`,
         "Report the session id and each window's name, window id and pane id.",

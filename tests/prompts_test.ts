@@ -110,6 +110,14 @@ Deno.test("prompts: build_workspace reads names and commands; windows are checke
     error = String(e);
   }
   assertStringIncludes(error, "at least one window");
+  // A program that fails at once printed its error before any wait began:
+  // the recipe reads the pane before it waits for more.
+  const recipe = prompts.get("build_workspace", {
+    sessionName: "x",
+    windows: "logs=tail -f a.log",
+  }).messages[0].content.text;
+  const read = recipe.indexOf("snapshot_pane {");
+  assert(read > 0 && read < recipe.indexOf("wait_for_text {"), "read first, then wait");
 });
 
 async function promptText(s: Session, name: string, args: Record<string, string>) {

@@ -256,7 +256,7 @@ async function previousRun(
     if (state === "timeout" && (mark.started || await hasStarted(ctx, paneId, mark))) {
       throw busy(
         paneId,
-        "the command of an earlier run_shell_command (which timed out) is still running",
+        "the command of an earlier run_shell_command (which timed out or was cancelled) is still running",
       );
     }
   }
