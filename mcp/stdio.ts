@@ -153,6 +153,7 @@ export class DenoStdioTransport implements Transport {
   #deliver(line: string | Error): void {
     if (line instanceof Error) {
       this.onerror?.(line);
+      this.#answer(invalidRequest(null, line.message));
       return;
     }
     if (line.trim() === "") return;
@@ -161,13 +162,24 @@ export class DenoStdioTransport implements Transport {
       message = deserializeMessage(line);
     } catch (error) {
       this.onerror?.(asError(error));
+      this.#answer(invalidLineAnswer(line));
       return;
     }
     this.onmessage?.(message);
   }
 
+  /** Answers a line that is no message, so a client waiting on its id is not left hanging. */
+  #answer(answer: InvalidAnswer | null): void {
+    if (!answer) return;
+    this.#write(answer).catch((error: unknown) => this.onerror?.(asError(error)));
+  }
+
   /** Writes one message as a line; messages go out whole and in order. */
   send(message: JSONRPCMessage): Promise<void> {
+    return this.#write(message);
+  }
+
+  #write(message: JSONRPCMessage | InvalidAnswer): Promise<void> {
     const bytes = encoder.encode(JSON.stringify(message) + "\n");
     const written = this.#writing.then(() => this.#writeAll(bytes));
     // A failed write must not stop the ones queued after it.
@@ -191,6 +203,45 @@ export class DenoStdioTransport implements Transport {
     await reader?.cancel().catch((error: unknown) => this.onerror?.(asError(error)));
     this.onclose?.();
   }
+}
+
+/** A JSON-RPC error answer to a line that is no valid message (its id may be null). */
+export interface InvalidAnswer {
+  jsonrpc: "2.0";
+  id: string | number | null;
+  error: { code: number; message: string };
+}
+
+function invalidRequest(id: string | number | null, why: string): InvalidAnswer {
+  return { jsonrpc: "2.0", id, error: { code: -32600, message: `Invalid request: ${why}` } };
+}
+
+/**
+ * The JSON-RPC 2.0 answer to a line that is not a valid message: a parse
+ * error, or an invalid request answered with its id when one can be read;
+ * null for a malformed answer (no answer is due).
+ */
+export function invalidLineAnswer(line: string): InvalidAnswer | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return {
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32700, message: "Parse error: the line is not JSON" },
+    };
+  }
+  if (Array.isArray(value)) return invalidRequest(null, "batches are not supported");
+  const object = typeof value === "object" && value !== null ? value : {};
+  // A malformed answer to one of this server's requests gets none: an error
+  // under its id would read as the answer to a request of the client's.
+  if ("result" in object || "error" in object) return null;
+  const id = (object as { id?: unknown }).id;
+  return invalidRequest(
+    typeof id === "string" || typeof id === "number" ? id : null,
+    'not a JSON-RPC 2.0 message (jsonrpc "2.0" with a method, or a result or error for an id)',
+  );
 }
 
 function asError(error: unknown): Error {

@@ -64,8 +64,8 @@ export interface RawServer {
   write(text: string, pieceSize?: number): Promise<void>;
   /** Writes one JSON-RPC message (`jsonrpc` added) as a line. */
   send(message: Record<string, unknown>): Promise<void>;
-  /** The answer to request `id`, once it arrives. */
-  answer(id: number): Promise<Record<string, unknown>>;
+  /** The answer to request `id` (null: the next answer sent with id null), once it arrives. */
+  answer(id: number | null): Promise<Record<string, unknown>>;
   /** Closes stdin (the client going away) and stops reading stdout. */
   hangUp(): Promise<void>;
 }
@@ -81,6 +81,8 @@ export function rawServer(
   const encoder = new TextEncoder();
   let pending = "";
   const answers = new Map<number, Record<string, unknown>>();
+  // Answers to messages whose id could not be read (JSON-RPC sends them with id null).
+  const unaddressed: Record<string, unknown>[] = [];
   const write = async (text: string, pieceSize = Infinity) => {
     const bytes = encoder.encode(text);
     for (let at = 0; at < bytes.length; at += pieceSize) {
@@ -92,7 +94,8 @@ export function rawServer(
     write,
     send: (message) => write(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\n"),
     async answer(id) {
-      while (!answers.has(id)) {
+      const has = () => id === null ? unaddressed.length > 0 : answers.has(id);
+      while (!has()) {
         const { value, done } = await lines.read();
         if (done) throw new Error(`stdout ended before the answer to ${id}`);
         pending += value;
@@ -101,9 +104,10 @@ export function rawServer(
           const message = JSON.parse(pending.slice(0, at));
           pending = pending.slice(at + 1);
           if (typeof message.id === "number") answers.set(message.id, message);
+          if (message.id === null) unaddressed.push(message);
         }
       }
-      return answers.get(id)!;
+      return id === null ? unaddressed.shift()! : answers.get(id)!;
     },
     async hangUp() {
       await writer.close();

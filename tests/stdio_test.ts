@@ -81,13 +81,24 @@ Deno.test("DenoStdioTransport: messages in, garbage reported, whole lines out, E
     t.transport.send({ jsonrpc: "2.0", id: 1, result: {} }),
     t.transport.send({ jsonrpc: "2.0", method: "notifications/resources/list_changed" }),
   ]);
-  assertEquals(
-    t.written.join(""),
-    '{"jsonrpc":"2.0","id":1,"result":{}}\n' +
-      '{"jsonrpc":"2.0","method":"notifications/resources/list_changed"}\n',
-  );
+  // The answers to the two lines that are no message are written in the background.
+  const lines = () => t.written.join("").split("\n").length - 1;
+  for (let spins = 0; lines() < 4 && spins < 1000; spins++) {
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
   t.feed().close();
   await t.firstClose;
+  const written = t.written.join("").split("\n").filter((line) => line !== "");
+  // Whole lines, in order; each line that is no message got an error answer (id null).
+  assertEquals(written.filter((line) => !line.includes('"error"')), [
+    '{"jsonrpc":"2.0","id":1,"result":{}}',
+    '{"jsonrpc":"2.0","method":"notifications/resources/list_changed"}',
+  ]);
+  assertEquals(
+    written.filter((line) => line.includes('"error"')).map((line) => JSON.parse(line))
+      .map((m) => [m.id, m.error.code]),
+    [[null, -32700], [null, -32600]],
+  );
   assertEquals(t.messages, [
     { jsonrpc: "2.0", method: "notifications/initialized" },
     { jsonrpc: "2.0", id: 1, method: "ping" },
@@ -126,6 +137,14 @@ Deno.test("stdio wire: split bytes, CRLF, a garbage line, initialize, ping, task
     );
     await server.write('{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
     assertEquals((await server.answer(2)).result, {});
+    // Lines that are no message are answered, so no client waits on them.
+    assertEquals((await server.answer(null)).error, {
+      code: -32700,
+      message: "Parse error: the line is not JSON",
+    });
+    await server.write('{"jsonrpc":"2.0","id":20}\n[{"jsonrpc":"2.0","id":21,"method":"ping"}]\n');
+    assertEquals((await server.answer(20)).error && (await server.answer(20)).id, 20);
+    assertStringIncludes(JSON.stringify((await server.answer(null)).error), "batches");
 
     await server.write(
       JSON.stringify({
