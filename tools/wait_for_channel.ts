@@ -12,7 +12,9 @@ export const waitForChannelTool = defineTool({
   title: "Wait for channel",
   description: "Waits until a tmux wait-for channel is signalled (by signal_channel, or by " +
     "`tmux wait-for -S NAME` in a script), e.g. a build that ends with `; tmux wait-for -S done`. " +
-    "A signal sent before the wait began is kept by tmux and ends the next wait at once. The timeout is " +
+    "A signal sent before the wait began is kept by tmux and ends the next wait at once, except after a " +
+    "wait that timed out or was cancelled: tmux 3.3a keeps that waiter registered, and the channel's next " +
+    "signal ends it instead, so signal once more (or use a fresh channel name) after such a wait. The timeout is " +
     "clamped to the server's wait ceiling and reported. A tmux server that exits during the wait is an " +
     "error, never a signal.",
   capability: { ...readsMetadata(), toolset: "manage" },
