@@ -310,3 +310,36 @@ for (const transport of ["control", "process"] as const) {
     }
   });
 }
+
+Deno.test("reads in flight when the control client's session is killed, or the server, still answer", async () => {
+  const fx = await TmuxFixture.start(); // the control client attaches to session "main"
+  const s = await startServer(fx.socketPath);
+  try {
+    const other = await fx.tmux("new-session", "-d", "-s", "work", "-P", "-F", "#{pane_id}");
+    const calls: [string, Record<string, unknown>][] = [
+      ["get_pane_info", { paneId: other }],
+      ["list_sessions", {}],
+      ["capture_pane", { paneId: other }],
+      ["show_option", { name: "history-limit", scope: "Pane", paneId: other }],
+    ];
+    const reads = (n: number) =>
+      Array.from({ length: n }, (_, k) => s.call(calls[k % 4][0], calls[k % 4][1]));
+    // Reads change nothing: one the dropped connection lost is asked again.
+    const [answers] = await Promise.all([
+      Promise.all(reads(20)),
+      fx.tmux("kill-session", "-t", "main"),
+    ]);
+    const failed = answers.filter((r: CallToolResult) => r.isError)
+      .map((r: CallToolResult) => JSON.stringify(r.content));
+    assertEquals(failed, [], "no read failed");
+    const [lists] = await Promise.all([
+      Promise.all(Array.from({ length: 8 }, () => s.call("list_sessions"))),
+      fx.tmux("kill-server"),
+    ]);
+    // Before the kill: the sessions; after it: none (CONTRACT §4), never an error.
+    for (const list of lists) assert(!list.isError, JSON.stringify(list.content));
+  } finally {
+    await s.close();
+    await fx.close();
+  }
+});

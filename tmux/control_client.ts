@@ -75,6 +75,11 @@ function settle(key: object): void {
   if (attaching.delete(key)) changed();
 }
 
+/** True when `commands` only read (quiet, and no `wait-for`): asking again changes nothing. */
+export function rereadable(commands: readonly string[][]): boolean {
+  return quietCommands(commands) && commands.every(([name]) => name !== "wait-for");
+}
+
 /** True when tmux notifies no control client of any of `commands`. */
 export function quietCommands(commands: readonly string[][]): boolean {
   return commands.every(([name]) => QUIET_COMMANDS.has(name));

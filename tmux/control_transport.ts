@@ -35,6 +35,7 @@ import {
   markAttached,
   quietCommands,
   readChunks,
+  rereadable,
   spawnControlClient,
 } from "./control_client.ts";
 import { classifyTmuxFailure, TmuxError } from "./errors.ts";
@@ -168,12 +169,17 @@ function closedError(): TmuxError {
   );
 }
 
+/** Errors of requests the control connection dropped (see {@link ControlTransport.run}). */
+const lostErrors = new WeakSet<TmuxError>();
+
 function lostError(): TmuxError {
-  return new TmuxError(
+  const error = new TmuxError(
     "failed",
     "the tmux control connection ended before tmux answered; the command may or may not have run",
     "Check the current state (list_sessions, list_panes) before retrying.",
   );
+  lostErrors.add(error);
+  return error;
 }
 
 /** One round trip waiting for its blocks, in FIFO order. */
@@ -543,7 +549,16 @@ export class ControlTransport implements Transport {
     const client = this.#client;
     if (client?.usable && !needsOwnProcess(commands)) {
       this.#stats.control++;
-      return client.send(commands, options);
+      const sent = client.send(commands, options);
+      // Reads change nothing, so one the connection dropped (its session
+      // was killed, the server exited) is asked again of a process, which
+      // also gives the answers of a server without sessions or without tmux.
+      if (!rereadable(commands)) return sent;
+      return sent.catch((error: unknown) => {
+        if (!(error instanceof TmuxError && lostErrors.has(error))) throw error;
+        this.#stats.fallback++;
+        return this.#fallback.run(commands, options);
+      });
     }
     // A stuck client is killed; its end clears the way for a fresh attach.
     if (client?.wedged) client.kill();
