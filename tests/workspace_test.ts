@@ -71,6 +71,8 @@ function trickyNames(dir: string) {
     "#{pane_id} and #{session_name}",
     `it's "quoted" ## ; semi`,
     "Ünïcödé 名前 🚀",
+    // tmux copies a run of # before [ (a style) as it is.
+    "#[dev] a##[b] c#d",
   ];
 }
 

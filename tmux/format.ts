@@ -105,7 +105,14 @@ export class FormatError extends TmuxError {
   }
 }
 
-/** Escapes `#` so tmux treats a name, title or directory as text, not a format. */
+/**
+ * Escapes `#` so tmux treats a name, title or directory as text, not a
+ * format. tmux copies a run of `#` followed by `[` (a style) as it is, so
+ * such a run stays single; every other `#` is doubled.
+ */
 export function escapeFormat(value: string): string {
-  return value.replaceAll("#", "##");
+  return value.replace(
+    /#+/g,
+    (run, at: number) => value[at + run.length] === "[" ? run : run + run,
+  );
 }
