@@ -20,7 +20,9 @@ export const captureSince = defineTool({
     "and a cursor. With the cursor from the previous call: only the rows written or rewritten since (a " +
     "progress line redrawn in place counts), however far the pane scrolled, and a new cursor; nothing new " +
     "gives no lines. If tmux dropped history the cursor pointed into (clear-history, the history limit), " +
-    "or may have and cannot tell, linesMissed says so and the visible screen is returned. A cursor works only with this server process " +
+    "or may have and cannot tell, linesMissed says so and the visible screen is returned. After the pane " +
+    "was resized, anchorLost is true and only the screen is returned: read older new lines with " +
+    "capture_pane. A cursor works only with this server process " +
     "and that pane's current program.",
   capability: readsTerminal(),
   input: z.strictObject({
