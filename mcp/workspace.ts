@@ -39,12 +39,6 @@ export function sessionName() {
   });
 }
 
-/** The error for a server that runs but has no session to act in. */
-export const NO_SESSIONS: [RegExp, ToolError] = [
-  /no current target|no sessions/,
-  new ToolError("the tmux server has no sessions", "Create one with create_session."),
-];
-
 /** An absolute directory for a new pane's process. */
 export const startDirectory = z.string().min(1).max(4096)
   .regex(/^\/[^\0]*$/, { error: "must be an absolute path (starting with /)" })

@@ -5,7 +5,7 @@ import { ToolError } from "../mcp/errors.ts";
 import { callerPane } from "../mcp/panes.ts";
 import { changesTmux, defineTool, type ToolContext } from "../mcp/registry.ts";
 import { paneId, paneView, windowId } from "../mcp/schemas.ts";
-import { NO_SESSIONS, nothingToDo, withoutValues } from "../mcp/workspace.ts";
+import { nothingToDo } from "../mcp/workspace.ts";
 import { flag, formatOf, int, parseRows, type Row, text } from "../tmux/format.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { listPanesCommand, noSuch, type PaneView, parsePanes } from "../tmux/views.ts";
@@ -91,11 +91,8 @@ export const selectPane = defineTool({
       // Nothing to look up: select and read back in one round trip.
       return { pane: await select(ctx, args.paneId) };
     }
-    const output = await withoutValues(
-      [],
-      () => ctx.tmux.one(["list-panes", "-a", "-F", formatOf(GEOMETRY)]),
-      [NO_SESSIONS],
-    );
+    // A server without sessions fails list-panes -a as a no_session error.
+    const output = await ctx.tmux.one(["list-panes", "-a", "-F", formatOf(GEOMETRY)]);
     // A window linked into several sessions lists its panes once per session.
     const rows = [...new Map(parseRows(GEOMETRY, output).map((r) => [r.paneId, r])).values()];
     const windowOf = args.paneId

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ToolError } from "../mcp/errors.ts";
 import { changesTmux, defineTool, type ToolContext } from "../mcp/registry.ts";
 import { optionalSession, windowId, windowView } from "../mcp/schemas.ts";
-import { NO_SESSIONS, nothingToDo, withoutValues } from "../mcp/workspace.ts";
+import { nothingToDo } from "../mcp/workspace.ts";
 import { flag, formatOf, int, parseRows, text } from "../tmux/format.ts";
 import { windowTarget } from "../tmux/targets.ts";
 import {
@@ -54,11 +54,11 @@ export const selectWindow = defineTool({
       // Nothing to look up: select and read back in one round trip.
       return { window: await select(ctx, args.windowId) };
     }
-    const [sessionsOut, windowsOut] = await withoutValues([], () =>
-      ctx.tmux.run([
-        listSessionsCommand(),
-        ["list-windows", "-a", "-F", formatOf(ROW)],
-      ]), [NO_SESSIONS]);
+    // A server without sessions fails list-windows -a as a no_session error.
+    const [sessionsOut, windowsOut] = await ctx.tmux.run([
+      listSessionsCommand(),
+      ["list-windows", "-a", "-F", formatOf(ROW)],
+    ]);
     const rows = parseRows(ROW, windowsOut);
     const sessionId = args.session
       ? findSession(parseSessions(sessionsOut), args.session).sessionId
