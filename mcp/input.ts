@@ -8,7 +8,7 @@
  */
 
 import { commandBytes, ROUND_TRIP_BYTES, runBounded } from "../tmux/chunks.ts";
-import { runIf } from "../tmux/guard.ts";
+import { anyPaneWhere, runIf } from "../tmux/guard.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { getPaneWith, noSuch, type PaneView } from "../tmux/views.ts";
 import { ToolError } from "./errors.ts";
@@ -32,7 +32,7 @@ interface InputState {
  */
 function reaches(caller: string | null): string {
   if (!caller) return "0";
-  const callerSynced = `#{P:#{?#{&&:#{==:#{pane_id},${caller}},#{synchronize-panes}},1,}}`;
+  const callerSynced = anyPaneWhere(`#{&&:#{==:#{pane_id},${caller}},#{synchronize-panes}}`);
   return `#{&&:#{synchronize-panes},${callerSynced}}`;
 }
 

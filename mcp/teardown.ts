@@ -8,7 +8,7 @@
 
 import { z } from "zod";
 import { isOwnSocket, type Tmux } from "../tmux/client.ts";
-import { runIf } from "../tmux/guard.ts";
+import { anyPaneWhere, runIf } from "../tmux/guard.ts";
 import { ToolError } from "./errors.ts";
 import type { ToolContext } from "./registry.ts";
 
@@ -131,7 +131,7 @@ export function unlessHoldsCaller(
   then: string[][],
 ): string[][] {
   if (!caller) return then;
-  const inWindow = `#{P:#{?#{==:#{pane_id},${caller}},1,}}`;
+  const inWindow = anyPaneWhere(`#{==:#{pane_id},${caller}}`);
   const holds = scope === "session" ? `#{W:${inWindow}}` : inWindow;
   return [runIf(target, holds, [["display-message", "-p", HOLDS_CALLER]], then)];
 }

@@ -27,3 +27,12 @@ export function runIf(
   const branches = [commandList(then), ...(otherwise.length > 0 ? [commandList(otherwise)] : [])];
   return ["if-shell", "-F", "-t", target, condition, ...branches];
 }
+
+/**
+ * A format, true (non-empty) when some pane of the target's window satisfies
+ * `condition` (a format expanded for each pane). Prefix `#{W:…}` to ask of
+ * every window of the target's session.
+ */
+export function anyPaneWhere(condition: string): string {
+  return `#{P:#{?${condition},1,}}`;
+}
