@@ -16,6 +16,19 @@ async function bashPane(fixture: TmuxFixture): Promise<string> {
   return await fixture.tmux("new-window", "-P", "-F", "#{pane_id}", BASH);
 }
 
+/** Splits `pane`'s window; resolves with the new pane, which runs bash. */
+async function bashSibling(fixture: TmuxFixture, pane: string): Promise<string> {
+  return await fixture.tmux("split-window", "-P", "-F", "#{pane_id}", "-t", pane, BASH);
+}
+
+/** Starts the server as if it ran inside `pane` of the fixture (TMUX and TMUX_PANE set). */
+async function serverInPane(fixture: TmuxFixture, pane: string): Promise<Session> {
+  const pid = await fixture.tmux("display-message", "-p", "#{pid}");
+  return await startServer(fixture.socketPath, {
+    env: { TMUX: `${fixture.socketPath},${pid},0`, TMUX_PANE: pane },
+  });
+}
+
 /** The pane's visible text. */
 function screen(fixture: TmuxFixture, pane: string): Promise<string> {
   return fixture.tmux("capture-pane", "-p", "-J", "-t", pane);
@@ -73,10 +86,7 @@ Deno.test("input tools refuse a dead pane, a pane in copy mode and the caller's 
   try {
     const live = await bashPane(fixture);
     const dead = await deadPane(fixture);
-    const pid = await fixture.tmux("display-message", "-p", "#{pid}");
-    const session = await startServer(fixture.socketPath, {
-      env: { TMUX: `${fixture.socketPath},${pid},0`, TMUX_PANE: live },
-    });
+    const session = await serverInPane(fixture, live);
     try {
       await refusedEverywhere(session, dead, "is dead");
       await refusedEverywhere(session, live, "the pane this server runs in");
@@ -94,15 +104,7 @@ Deno.test("input tools refuse a dead pane, a pane in copy mode and the caller's 
       await refusedEverywhere(session, stacked, "copy mode");
       await refusedEverywhere(session, "%999", "no such pane");
       // synchronize-panes would copy keys sent to a sibling into the caller's pane.
-      const sibling = await fixture.tmux(
-        "split-window",
-        "-P",
-        "-F",
-        "#{pane_id}",
-        "-t",
-        live,
-        BASH,
-      );
+      const sibling = await bashSibling(fixture, live);
       const callerWindow = await fixture.tmux("display-message", "-p", "-t", live, "#{window_id}");
       assertStringIncludes(
         await session.fails("set_synchronize_panes", { windowId: callerWindow, enabled: true }),
@@ -143,20 +145,9 @@ Deno.test("synchronize-panes refusal holds for a caller pane id of two digits, a
     for (let i = 0; i < 12; i++) await fixture.tmux("new-window", "-d", "-t", "main:");
     const caller = await bashPane(fixture);
     assert(Number(caller.slice(1)) >= 12, `caller ${caller} has a two-digit id`);
-    const sibling = await fixture.tmux(
-      "split-window",
-      "-P",
-      "-F",
-      "#{pane_id}",
-      "-t",
-      caller,
-      BASH,
-    );
+    const sibling = await bashSibling(fixture, caller);
     await fixture.tmux("set-option", "-w", "-t", caller, "synchronize-panes", "on");
-    const pid = await fixture.tmux("display-message", "-p", "#{pid}");
-    const session = await startServer(fixture.socketPath, {
-      env: { TMUX: `${fixture.socketPath},${pid},0`, TMUX_PANE: caller },
-    });
+    const session = await serverInPane(fixture, caller);
     try {
       await refusedEverywhere(session, sibling, "synchronize-panes is on");
       // Text too long for the guarded round trip is checked first, then sent.
