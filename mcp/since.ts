@@ -26,6 +26,7 @@ import { TmuxError } from "../tmux/errors.ts";
 import { noSuch } from "../tmux/views.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { type CursorState, MAX_CURSOR_ROWS, rowHash } from "./cursor.ts";
+import { wrapFlags } from "./wrapped.ts";
 
 /** History rows above the screen remembered as the anchor. */
 export const ANCHOR_ROWS = 3;
@@ -114,28 +115,6 @@ export async function readState(tmux: Tmux, paneId: string, signal?: AbortSignal
     },
   );
   return parseState(paneId, text);
-}
-
-/**
- * Which of `padded` (rows captured with `-N`: trailing spaces kept) tmux
- * wrapped onto the next row, read off `joined` (the same rows captured with
- * `-J`, which leaves out the newline after a wrapped row). Undefined when
- * the two do not describe the same rows. An empty row after a wrapped one
- * may be assigned the other way round; the joined text is the same.
- */
-export function wrapFlags(padded: readonly string[], joined: string): boolean[] | undefined {
-  const flags: boolean[] = [];
-  let at = 0;
-  for (let i = 0; i < padded.length; i++) {
-    if (!joined.startsWith(padded[i], at)) return undefined;
-    at += padded[i].length;
-    const last = i === padded.length - 1;
-    const wraps = !last && joined[at] !== "\n";
-    if (!wraps && !last) at++;
-    flags.push(wraps);
-  }
-  const rest = joined.slice(at);
-  return rest === "" || rest === "\n" ? flags : undefined;
 }
 
 /**

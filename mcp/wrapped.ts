@@ -1,6 +1,10 @@
 /**
- * Mapping lines that tmux joined (`capture-pane -J`) back to the screen rows
- * they start on, so a search can join wrapped lines and still report rows.
+ * Reading tmux's wrapped lines from two captures of the same rows, one with
+ * `-N` (trailing spaces kept) and one with `-J` (the newline after a wrapped
+ * row left out): search_panes maps joined lines back to the rows they start
+ * on ({@link joinWrappedRows}); wait_for_text reads each row's wrap flag
+ * ({@link wrapFlags}). They differ only on an empty row after a wrapped one,
+ * which only the search must place (it needs the row; the wait only the text).
  *
  * @module
  */
@@ -39,4 +43,26 @@ export function joinWrappedRows(physical: string, joined: string, firstRow: numb
     while (p < rows.length && rows[p] === "" && (lines[i + 1] ?? "") !== "") p++;
   }
   return result;
+}
+
+/**
+ * Which of `padded` (rows captured with `-N`: trailing spaces kept) tmux
+ * wrapped onto the next row, read off `joined` (the same rows captured with
+ * `-J`, which leaves out the newline after a wrapped row). Undefined when
+ * the two do not describe the same rows. An empty row after a wrapped one
+ * may be assigned the other way round; the joined text is the same.
+ */
+export function wrapFlags(padded: readonly string[], joined: string): boolean[] | undefined {
+  const flags: boolean[] = [];
+  let at = 0;
+  for (let i = 0; i < padded.length; i++) {
+    if (!joined.startsWith(padded[i], at)) return undefined;
+    at += padded[i].length;
+    const last = i === padded.length - 1;
+    const wraps = !last && joined[at] !== "\n";
+    if (!wraps && !last) at++;
+    flags.push(wraps);
+  }
+  const rest = joined.slice(at);
+  return rest === "" || rest === "\n" ? flags : undefined;
 }
