@@ -4,7 +4,7 @@ import { z } from "zod";
 import { callerPane } from "../mcp/panes.ts";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { paneId, paneView } from "../mcp/schemas.ts";
-import { refuseCaller } from "../mcp/teardown.ts";
+import { refuseCaller } from "../mcp/caller_guard.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { listPanesCommand, noSuch, parsePanes } from "../tmux/views.ts";
 

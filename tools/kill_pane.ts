@@ -3,12 +3,12 @@
 import { z } from "zod";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { paneId } from "../mcp/schemas.ts";
+import { refuseCaller } from "../mcp/caller_guard.ts";
 import {
   cascade,
   keepOwnServerAlive,
   killedOutput,
   readRows,
-  refuseCaller,
   renderKilled,
 } from "../mcp/teardown.ts";
 import { paneTarget } from "../tmux/targets.ts";

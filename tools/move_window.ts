@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ToolError } from "../mcp/errors.ts";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { action, optionalSession, windowId } from "../mcp/schemas.ts";
-import { refuseIfHeldCaller, unlessHoldsCaller } from "../mcp/teardown.ts";
+import { refuseIfHeldCaller, unlessHoldsCaller } from "../mcp/caller_guard.ts";
 import { nothingToDo, withoutValues } from "../mcp/workspace.ts";
 import { formatOf, int, parseRows, text } from "../tmux/format.ts";
 import { windowTarget } from "../tmux/targets.ts";

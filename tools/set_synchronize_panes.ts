@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ToolError } from "../mcp/errors.ts";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { action, windowId } from "../mcp/schemas.ts";
-import { heldCaller, unlessHoldsCaller } from "../mcp/teardown.ts";
+import { heldCaller, unlessHoldsCaller } from "../mcp/caller_guard.ts";
 import { MISSING, withoutValues } from "../mcp/workspace.ts";
 import { windowTarget } from "../tmux/targets.ts";
 
