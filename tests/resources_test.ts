@@ -211,10 +211,11 @@ Deno.test("resources: completion of paneId offers the pane ids starting with the
       argument: { name: "paneId", value: "%1" },
     });
     assertEquals(prompt.completion.values.sort(), ones);
-    // Only declared arguments of offered prompts and listed templates.
+    // Only declared arguments of offered prompts and listed templates:
+    // build_workspace has no paneId argument, so no pane ids are offered.
     const undeclared = await s.client.complete({
-      ref: { type: "ref/prompt", name: "diagnose_pane" },
-      argument: { name: "command", value: "%1" },
+      ref: { type: "ref/prompt", name: "build_workspace" },
+      argument: { name: "paneId", value: "%1" },
     });
     assertEquals(undeclared.completion.values, []);
     for (
