@@ -92,6 +92,9 @@ Deno.test("round trips per call: one for every tool with nothing to look up firs
         // The move is decided from the session's windows: read first, then move.
         ["move_window", { windowId: w1, destinationIndex: 7 }, 2, true],
         ["kill_pane", { paneId: p2 }, 1, true],
+        // The rows, the caller check (by tmux) and the kill in one round trip.
+        ["kill_window", { windowId: w1 }, 1, true],
+        ["kill_session", { session: "other2" }, 1, true],
       ];
       for (const [tool, args, expected, changesTopology] of calls) {
         await counter.reset();
