@@ -40,7 +40,8 @@ export function resultBytes(result: ToolResult): number {
  */
 export function jsonWireCost(value: unknown): number {
   const json = JSON.stringify(value);
-  return utf8Length(json) + utf8Length(JSON.stringify(json)) - 2 + 2;
+  // The second copy's two quotes are not part of it; the two commas are.
+  return utf8Length(json) + utf8Length(JSON.stringify(json));
 }
 
 /**
@@ -95,14 +96,10 @@ function fitBlock(block: Content, size: number, measure: () => number, maxBytes:
   };
   const empty = linesAt(0);
   if (empty > maxBytes) return;
-  // Where to probe: the serialized size grows with each kept line's escaped
-  // text, once in the structure and once more (escaped again) in a JSON text block.
+  // Where to probe: the serialized size grows with each kept line's wire cost.
   const weight = [0];
   for (let i = n - 1; i >= 0; i--) {
-    const escaped = JSON.stringify(base.lines[i]);
-    weight.push(
-      weight[weight.length - 1] + utf8Length(escaped) + utf8Length(JSON.stringify(escaped)),
-    );
+    weight.push(weight[weight.length - 1] + jsonWireCost(base.lines[i]));
   }
   const kept = largestWithin(0, empty, n, size, maxBytes, linesAt, (k) => weight[k]);
   if (kept > 0) {
