@@ -12,15 +12,26 @@
  */
 
 // @ts-types="@modelcontextprotocol/sdk/shared/protocol"
-import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import { Protocol, type RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+// @ts-types="@modelcontextprotocol/sdk/server/zod-compat"
+import {
+  type AnyObjectSchema,
+  safeParse,
+  type SchemaOutput,
+} from "@modelcontextprotocol/sdk/server/zod-compat.js";
+// @ts-types="@modelcontextprotocol/sdk/server/zod-json-schema-compat"
+import { getMethodLiteral } from "@modelcontextprotocol/sdk/server/zod-json-schema-compat.js";
+import { z } from "zod";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
+  ErrorCode,
   type Implementation,
   InitializedNotificationSchema,
   type InitializeRequest,
   InitializeRequestSchema,
   type InitializeResult,
   LATEST_PROTOCOL_VERSION,
+  McpError,
   type ServerCapabilities,
   type ServerNotification,
   type ServerRequest,
@@ -60,6 +71,21 @@ const HANDLER_CAPABILITY: Record<string, keyof ServerCapabilities> = {
   "tools/list": "tools",
 };
 
+/** A zod issue, as the SDK's copy of zod reports it (not our zod's class). */
+interface Issue {
+  path: PropertyKey[];
+  message: string;
+}
+
+/** What a schema check found wrong with a request, as one line. */
+function describeIssues(error: unknown): string {
+  const issues = (error as { issues?: Issue[] } | undefined)?.issues;
+  if (!Array.isArray(issues)) return String(error);
+  return issues
+    .map((issue) => `${issue.path.map(String).join(".") || "the request"}: ${issue.message}`)
+    .join("; ");
+}
+
 /** Throws when `method` needs `capability` and `announced()` lacks it. */
 function requireAnnounced(
   capability: keyof ServerCapabilities | undefined,
@@ -83,6 +109,36 @@ export class ProtocolServer extends Protocol<ServerRequest, ServerNotification, 
     this.#options = options;
     this.setRequestHandler(InitializeRequestSchema, (request) => this.#initialize(request));
     this.setNotificationHandler(InitializedNotificationSchema, () => this.oninitialized?.());
+  }
+
+  /**
+   * Registers `handler` for the method of `requestSchema`. A request that does
+   * not fit the schema (`tools/call` without params, a name that is not a
+   * string) is answered with -32602 naming what is wrong; the SDK's own check
+   * would answer -32603, an internal error, with the schema's error dump.
+   */
+  override setRequestHandler<T extends AnyObjectSchema>(
+    requestSchema: T,
+    handler: (
+      request: SchemaOutput<T>,
+      extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+    ) => ServerResult | Promise<ServerResult>,
+  ): void {
+    const method = getMethodLiteral(requestSchema);
+    // The SDK matches handlers by the schema's method literal and parses the
+    // request with the schema first; this schema checks only the method, so
+    // the parse below decides the answer.
+    const byMethod = z.looseObject({ method: z.literal(method) }) as unknown as T;
+    super.setRequestHandler(byMethod, (request, extra) => {
+      const parsed = safeParse(requestSchema, request);
+      if (!parsed.success) {
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `invalid ${method} request: ${describeIssues(parsed.error)}`,
+        );
+      }
+      return handler(parsed.data as SchemaOutput<T>, extra);
+    });
   }
 
   /** Called when the client says initialization is complete. */

@@ -157,6 +157,19 @@ Deno.test("stdio wire: split bytes, CRLF, a garbage line, initialize, ping, task
     const refused = await server.answer(3);
     assertStringIncludes(JSON.stringify(refused.error), "task");
 
+    // A request that does not fit its method's schema is the client's mistake
+    // (-32602, saying what is wrong), not an internal error.
+    await server.write(
+      '{"jsonrpc":"2.0","id":6,"method":"tools/call"}\n' +
+        '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":5}}\n',
+    );
+    const noParams = (await server.answer(6)).error as { code: number; message: string };
+    assertEquals(noParams.code, -32602);
+    assertStringIncludes(noParams.message, "tools/call request: params: ");
+    const badName = (await server.answer(7)).error as { code: number; message: string };
+    assertEquals(badName.code, -32602);
+    assertStringIncludes(badName.message, "params.name: ");
+
     // Two requests in one write, answered both.
     await server.write(
       '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"list_sessions","arguments":{}}}\n' +
