@@ -528,6 +528,44 @@ serverTest(
   { env: (fx) => ({ TMUX: `${fx.socketPath},1,0`, TMUX_PANE: "%0" }) },
 );
 
+for (const transport of TRANSPORTS) {
+  Deno.test(
+    `caller: the driven socket spelled another way (symlinked directory, //, /./) is still the caller's server [${transport}]`,
+    async () => {
+      const fx = await TmuxFixture.start();
+      try {
+        const [pid, socketPath] = (await fx.tmux("display-message", "-p", "#{pid} #{socket_path}"))
+          .split(" ");
+        const caller = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
+        await fx.tmux("split-window", "-t", "main");
+        await Deno.symlink(fx.dir, `${fx.dir}/via-link`);
+        for (
+          const spelled of [
+            `${fx.dir}/via-link/tmux.sock`,
+            fx.socketPath.replace(/\/tmux\.sock$/, "//tmux.sock"),
+            fx.socketPath.replace(/\/tmux\.sock$/, "/./tmux.sock"),
+          ]
+        ) {
+          const s = await startServer(spelled, {
+            args: ["--transport", transport, "--toolsets", "inspect,execute,teardown"],
+            env: { TMUX: `${socketPath},${pid},0`, TMUX_PANE: caller },
+          });
+          try {
+            const { panes } = await s.ok<{ panes: Pane[] }>("list_panes");
+            assertEquals(panes.filter((p) => p.isCaller).map((p) => p.paneId), [caller], spelled);
+            assertStringIncludes(await s.fails("kill_pane", { paneId: caller }), "this server");
+          } finally {
+            await s.close();
+          }
+        }
+        assertStringIncludes(await fx.tmux("list-panes", "-a", "-F", "#{pane_id}"), caller);
+      } finally {
+        await fx.close();
+      }
+    },
+  );
+}
+
 serverTest(
   "caller: TMUX pointing at another socket marks nothing",
   async (_fx, s) => {

@@ -23,6 +23,20 @@ export function parseTmuxVariable(value: string): { socketPath: string; pid: num
   return { socketPath: match[1], pid: Number(match[2]) };
 }
 
+/**
+ * Whether `TMUX` names the driven server. The server is asked for its own
+ * socket path and pid: the path we were given may spell the same socket
+ * differently (a symlinked directory, `//`, `/./`, macOS's `/tmp` for
+ * `/private/tmp`), and a pane's `TMUX` always carries the server's spelling.
+ * Either one matching is enough: a false match only protects a pane more.
+ */
+async function sameServer(tmux: Tmux, named: { socketPath: string; pid: number }) {
+  const out = await tmux.one(["display-message", "-p", "#{pid},#{socket_path}"]);
+  const comma = out.indexOf(",");
+  const pid = Number(out.slice(0, comma));
+  return out.slice(comma + 1) === named.socketPath || (pid > 0 && pid === named.pid);
+}
+
 /** The caller's pane, resolved against the driven server once it runs. */
 export class Caller {
   #verified: string | null | undefined;
@@ -45,8 +59,7 @@ export class Caller {
     const parsed = this.env.tmux ? parseTmuxVariable(this.env.tmux) : null;
     if (!pane || !parsed) return (this.#verified = null);
     try {
-      const socketPath = await tmux.socketPath();
-      this.#verified = socketPath === parsed.socketPath ? pane : null;
+      this.#verified = await sameServer(tmux, parsed) ? pane : null;
     } catch (error) {
       // No server yet: nothing can be the caller now; ask again later.
       if (error instanceof TmuxError && error.kind === "no_server") return null;
