@@ -14,6 +14,7 @@ import { parseSettings, SettingsError } from "../mcp/settings.ts";
 import { selectTools } from "../mcp/toolsets.ts";
 import { parseTmuxVariable } from "../tmux/caller.ts";
 import { encodeArgument } from "../tmux/process_transport.ts";
+import { classifyTmuxFailure } from "../tmux/errors.ts";
 import { flag, formatOf, int, parseRows, text } from "../tmux/format.ts";
 import { isSupportedVersion } from "../tmux/locate.ts";
 import { z } from "zod";
@@ -332,4 +333,19 @@ Deno.test("list text: one line per item, every known field, flags only when set,
   assertEquals(word("plain/path-1.2"), "plain/path-1.2");
   assertEquals(word(""), '""');
   assertEquals(word("#{pane_id}"), '"#{pane_id}"');
+});
+
+Deno.test("classifyTmuxFailure: a socket tmux can never use is not 'no server'", () => {
+  const kind = (stderr: string) => classifyTmuxFailure(stderr, "socket /s").kind;
+  assertEquals(kind("error creating /a/b (No such file or directory)\n"), "bad_socket");
+  assertEquals(kind("error connecting to /a (Is a directory)"), "bad_socket");
+  assertEquals(kind("error connecting to /a (Permission denied)"), "bad_socket");
+  // Nothing listens there now: creating a session cures these.
+  assertEquals(kind("error connecting to /a (No such file or directory)"), "no_server");
+  assertEquals(kind("error connecting to /a (Connection refused)"), "no_server");
+  assertEquals(kind("no server running on /a"), "no_server");
+  assertEquals(
+    classifyTmuxFailure("error connecting to /a (Is a directory)", "socket /a").message,
+    "tmux cannot use socket /a (is a directory)",
+  );
 });

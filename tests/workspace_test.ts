@@ -11,8 +11,9 @@ import {
   ALL_TOOLSETS,
   serverTest,
   type ServerTestBody,
+  startServer,
   TmuxFixture,
-  type TRANSPORTS,
+  TRANSPORTS,
 } from "./harness.ts";
 
 /** A server test with every toolset on, in the control transport unless told otherwise. */
@@ -734,3 +735,24 @@ workspaceTest("a session name tmux would read as an id is refused", async (fx, s
     "A value starting with $ is read as an id",
   );
 });
+
+// tmux 3.3a exits 0 without a word on stdout when it cannot create the
+// socket of the server it was asked to start; the error used to blame tmux's
+// version. No server runs, so the control transport takes its fallback too.
+for (const transport of TRANSPORTS) {
+  Deno.test(`create_session on a socket path whose directory is missing says so [${transport}]`, async () => {
+    const fx = await TmuxFixture.empty();
+    const s = await startServer(`${fx.dir}/no/such/dir/tmux.sock`, {
+      args: [...ALL_TOOLSETS, "--transport", transport],
+    });
+    try {
+      const error = await s.fails("create_session", { name: "x" });
+      assertStringIncludes(error, `tmux cannot use socket ${fx.dir}/no/such/dir/tmux.sock`);
+      assertStringIncludes(error, "(no such file or directory)");
+      assertStringIncludes(error, "a directory that exists");
+    } finally {
+      await s.close();
+      await fx.close();
+    }
+  });
+}

@@ -20,7 +20,9 @@ export type TmuxErrorKind =
   /** tmux ran and reported an error. */
   | "failed"
   /** The caller cancelled the request. */
-  | "cancelled";
+  | "cancelled"
+  /** The socket path can never hold a server (no such directory, a directory, no access). */
+  | "bad_socket";
 
 /** A failure of a tmux command, with a sentence saying what to do next. */
 export class TmuxError extends Error {
@@ -38,6 +40,8 @@ export class TmuxError extends Error {
 /** Classifies the stderr text of a failed tmux command into a typed error. */
 export function classifyTmuxFailure(stderr: string, socketLabel: string): TmuxError {
   const text = stderr.trim().split("\n")[0] ?? "";
+  const unusable = unusableSocket(text, socketLabel);
+  if (unusable) return unusable;
   if (/no server running|error connecting to|server exited unexpectedly/i.test(text)) {
     return new TmuxError(
       "no_server",
@@ -63,6 +67,25 @@ export function classifyTmuxFailure(stderr: string, socketLabel: string): TmuxEr
     "failed",
     `tmux reported: ${clause || "an error with no message"}`,
     "Check the ids and values and try again.",
+  );
+}
+
+/**
+ * The error for a socket path tmux can never use (its directory is missing,
+ * it is a directory, access is denied), or null when `text` says something
+ * else. "No such file" when connecting and "Connection refused" only mean no
+ * server listens there now, which creating a session cures.
+ */
+export function unusableSocket(text: string, socketLabel: string): TmuxError | null {
+  const match = text.match(/^error (creating|connecting to) .* \(([^()]*)\)$/i);
+  if (!match) return null;
+  const [, doing, reason] = match;
+  if (doing === "connecting to" && /no such file|connection refused/i.test(reason)) return null;
+  return new TmuxError(
+    "bad_socket",
+    `tmux cannot use ${socketLabel} (${reason.toLowerCase()})`,
+    "Point --socket-path at a socket file in a directory that exists and that you may write to, " +
+      "or use --socket to name a socket in tmux's own directory.",
   );
 }
 

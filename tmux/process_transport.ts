@@ -5,7 +5,7 @@
  * @module
  */
 
-import { classifyTmuxFailure } from "./errors.ts";
+import { classifyTmuxFailure, unusableSocket } from "./errors.ts";
 import { spawnTmux } from "./spawn.ts";
 import type { RunOptions, Transport } from "./transport.ts";
 
@@ -43,6 +43,11 @@ export class ProcessTransport implements Transport {
     if (result.code !== 0) {
       throw classifyTmuxFailure(decoder.decode(result.stderr), this.socketLabel);
     }
+    // tmux 3.3a exits 0 when it cannot create the socket of a server it was
+    // asked to start (its directory is missing), having run nothing.
+    const firstLine = decoder.decode(result.stderr).trim().split("\n")[0];
+    const unusable = unusableSocket(firstLine, this.socketLabel);
+    if (unusable) throw unusable;
     const parts = stdout.split(`${this.#marker}\n`);
     if (parts.length !== commands.length) {
       // A value that printed the marker itself cannot happen (it is random per
