@@ -157,12 +157,19 @@ export function parseSettings(
     };
   };
 
-  const name = pick("socket", "LIBTMUX_SOCKET");
-  const path = pick("socket-path", "LIBTMUX_SOCKET_PATH");
+  let name = pick("socket", "LIBTMUX_SOCKET");
+  let path = pick("socket-path", "LIBTMUX_SOCKET_PATH");
+  // The flag wins also across kinds: a user who passes -S means that socket
+  // even when a client's configuration still sets LIBTMUX_SOCKET, and -L
+  // likewise overrides LIBTMUX_SOCKET_PATH.
+  if (name.from === "flag" && path.from === "env") path = { from: "env" };
+  if (path.from === "flag" && name.from === "env") name = { from: "env" };
   let socket: SocketChoice;
   if (name.value !== undefined && path.value !== undefined) {
     throw new SettingsError(
-      "both a socket name (-L/LIBTMUX_SOCKET) and a socket path (-S/LIBTMUX_SOCKET_PATH) are set; keep one.",
+      name.from === "flag"
+        ? "both -L/--socket and -S/--socket-path are given; keep one."
+        : "both LIBTMUX_SOCKET and LIBTMUX_SOCKET_PATH are set; keep one, or pass -L or -S, which overrides both.",
     );
   }
   if (path.value !== undefined) {

@@ -37,6 +37,17 @@ Deno.test("settings: a named socket leaves teardown off by default; the flag bea
   assertEquals(fromEnv.socket, { kind: "path", path: "/tmp/s", source: "env" });
 });
 
+Deno.test("settings: a socket flag of either kind overrides both socket variables", () => {
+  const path = parseSettings(["-S", "/tmp/s"], env({ LIBTMUX_SOCKET: "work" })).settings;
+  assertEquals(path.socket, { kind: "path", path: "/tmp/s", source: "flag" });
+  const name = parseSettings(["-L", "work"], env({ LIBTMUX_SOCKET_PATH: "/tmp/s" })).settings;
+  assertEquals(name.socket, { kind: "name", name: "work", source: "flag" });
+  const both = env({ LIBTMUX_SOCKET: "a", LIBTMUX_SOCKET_PATH: "/tmp/b" });
+  assertEquals(parseSettings(["-L", "work"], both).settings.socket.source, "flag");
+  // Two variables and no flag stay ambiguous: the message says how to settle it.
+  assertThrows(() => parseSettings([], both), SettingsError, "pass -L or -S");
+});
+
 Deno.test("settings: numbers are clamped with a note; a non-number is an error", () => {
   const parsed = parseSettings(["--max-lines", "5", "--max-bytes", "99999999"], env({}));
   assertEquals(parsed.settings.maxLines, 10);
