@@ -156,7 +156,8 @@ export async function runDoctor(
   const env: Record<string, string> = {};
   for (const name of SETTING_ENV_NAMES) {
     const value = readEnv(name);
-    if (value !== undefined) env[name] = value;
+    // An empty variable means unset (settings.ts): no setting to carry along.
+    if (value !== undefined && value !== "") env[name] = value;
   }
   const launch = launchCommand(argv.filter((arg) => arg !== "--doctor"));
   print("");

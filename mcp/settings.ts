@@ -145,12 +145,18 @@ export function parseSettings(
     : "serve";
 
   const notes: string[] = [];
+  // Client configuration templates write "" for a variable they have no value
+  // for, so an empty value means unset, for every variable alike.
+  const readSetting = (envName: string): string | undefined => {
+    const value = env(envName);
+    return value === "" ? undefined : value;
+  };
   const pick = (flag: string, envName: string): { value?: string; from: "flag" | "env" } => {
     const flagValue = values[flag];
     if (typeof flagValue === "string") {
       return { value: checkText(flagValue, `--${flag}`), from: "flag" };
     }
-    const envValue = env(envName);
+    const envValue = readSetting(envName);
     return {
       value: envValue === undefined ? undefined : checkText(envValue, envName),
       from: "env",
@@ -191,7 +197,7 @@ export function parseSettings(
     socket.source === "default";
 
   const toolsetsArg = pick("toolsets", "LIBTMUX_TOOLSETS");
-  const safety = env("LIBTMUX_SAFETY");
+  const safety = readSetting("LIBTMUX_SAFETY");
   let toolsets: Toolset[];
   let toolsetsSource: Settings["toolsetsSource"];
   if (toolsetsArg.value !== undefined) {

@@ -10,7 +10,7 @@ import {
   utf8Length,
 } from "../mcp/budget.ts";
 import { renderJson, resultBytes, successResult } from "../mcp/results.ts";
-import { parseSettings, SettingsError } from "../mcp/settings.ts";
+import { parseSettings, SETTING_ENV_NAMES, SettingsError } from "../mcp/settings.ts";
 import { selectTools } from "../mcp/toolsets.ts";
 import { parseTmuxVariable } from "../tmux/caller.ts";
 import { encodeArgument } from "../tmux/process_transport.ts";
@@ -46,6 +46,28 @@ Deno.test("settings: a socket flag of either kind overrides both socket variable
   assertEquals(parseSettings(["-L", "work"], both).settings.socket.source, "flag");
   // Two variables and no flag stay ambiguous: the message says how to settle it.
   assertThrows(() => parseSettings([], both), SettingsError, "pass -L or -S");
+});
+
+Deno.test("settings: an empty variable means unset, for every variable", () => {
+  const defaults = parseSettings([], env({}));
+  for (const name of SETTING_ENV_NAMES) {
+    assertEquals(parseSettings([], env({ [name]: "" })), defaults, name);
+  }
+  const blank = Object.fromEntries(SETTING_ENV_NAMES.map((name) => [name, ""]));
+  assertEquals(parseSettings([], env(blank)), defaults, "all of them at once");
+  // An empty variable does not clash with, nor take over from, a set one.
+  assertEquals(
+    parseSettings([], env({ LIBTMUX_SAFETY: "", LIBTMUX_TOOLSETS: "inspect" })).settings.toolsets,
+    ["inspect"],
+  );
+  assertEquals(
+    parseSettings([], env({ LIBTMUX_SAFETY: "readonly", LIBTMUX_TOOLSETS: "" })).settings.toolsets,
+    ["inspect"],
+  );
+  assertEquals(
+    parseSettings([], env({ LIBTMUX_SOCKET: "", LIBTMUX_SOCKET_PATH: "/tmp/s" })).settings.socket,
+    { kind: "path", path: "/tmp/s", source: "env" },
+  );
 });
 
 Deno.test("settings: numbers are clamped with a note; a non-number is an error", () => {
