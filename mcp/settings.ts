@@ -143,7 +143,19 @@ export function parseSettings(
     : values.doctor
     ? "doctor"
     : "serve";
+  // --help and --version answer whatever the settings hold (CONTRACT §1): a
+  // bad variable must not hide the help that would explain it.
+  if (action === "help" || action === "version") {
+    return { action, ...resolveSettings({}, () => undefined) };
+  }
+  return { action, ...resolveSettings(values, env) };
+}
 
+/** Resolves the flag `values` and the environment (read through `env`) into settings. */
+function resolveSettings(
+  values: Record<string, string | boolean | undefined>,
+  env: (name: string) => string | undefined,
+): Omit<Parsed, "action"> {
   const notes: string[] = [];
   // Client configuration templates write "" for a variable they have no value
   // for, so an empty value means unset, for every variable alike.
@@ -255,7 +267,6 @@ export function parseSettings(
   }
 
   return {
-    action,
     notes,
     settings: {
       socket,

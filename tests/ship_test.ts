@@ -310,6 +310,27 @@ Deno.test("--help, --version, --print-capabilities exit 0 without touching tmux"
   assertEquals(doc.tmux.binary, null, "tmux was not looked up");
 });
 
+Deno.test("--help and --version print and exit 0 whatever the LIBTMUX_* variables hold", async () => {
+  const bad: Record<string, string>[] = [
+    { LIBTMUX_MCP_MAX_LINES: "abc" },
+    { LIBTMUX_SAFETY: "bogus" },
+    { LIBTMUX_SOCKET: "work", LIBTMUX_SOCKET_PATH: "/tmp/x.sock" },
+    { LIBTMUX_TOOLS: "no_such_tool" },
+    { LIBTMUX_SOCKET: "bad\u0001name" },
+  ];
+  for (const env of bad) {
+    const help = await runStart(["--help"], { env });
+    assertEquals([help.code, help.stderr], [0, ""], `--help with ${JSON.stringify(env)}`);
+    assertStringIncludes(help.stdout, "Usage: tmux-mcp");
+  }
+  const version = await runStart(["--version"], { env: Object.assign({}, ...bad) });
+  assertEquals([version.code, version.stdout, version.stderr], [
+    0,
+    `tmux-mcp ${config.version}\n`,
+    "",
+  ]);
+});
+
 Deno.test("--doctor: ready on a running server, names the caller, prints configs that work", async () => {
   const fixture = await TmuxFixture.start();
   try {
