@@ -7,7 +7,12 @@
  */
 
 import { parseArgs } from "node:util";
-import { OWN_SOCKET_NAME, type SocketChoice, type TransportMode } from "../tmux/client.ts";
+import {
+  isOwnSocket,
+  OWN_SOCKET_NAME,
+  type SocketChoice,
+  type TransportMode,
+} from "../tmux/client.ts";
 import { defaultToolsets, SAFETY_LEVELS, type Toolset, TOOLSETS } from "./toolsets.ts";
 
 /** The resolved settings of one server process. */
@@ -205,8 +210,7 @@ function resolveSettings(
   } else {
     socket = { kind: "name", name: OWN_SOCKET_NAME, source: "default" };
   }
-  const own = socket.kind === "name" && socket.name === OWN_SOCKET_NAME &&
-    socket.source === "default";
+  const own = isOwnSocket(socket);
 
   const toolsetsArg = pick("toolsets", "LIBTMUX_TOOLSETS");
   const safety = readSetting("LIBTMUX_SAFETY");

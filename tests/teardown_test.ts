@@ -298,6 +298,54 @@ Deno.test("the own libtmux-mcp server outlives its last session, also after a re
   }
 });
 
+Deno.test("the own socket named explicitly (-L libtmux-mcp or LIBTMUX_SOCKET) is still the own server", async () => {
+  // The server runs with a private HOME holding a user configuration the own
+  // server must not read; deno must still find its cache outside that HOME.
+  const info = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json"],
+    stdout: "piped",
+  })
+    .output();
+  const denoDir = JSON.parse(new TextDecoder().decode(info.stdout)).denoDir as string;
+  const ways = [{ args: ["-L", "libtmux-mcp"] }, { env: { LIBTMUX_SOCKET: "libtmux-mcp" } }];
+  for (const way of ways) {
+    const label = JSON.stringify(way);
+    // TMUX_TMPDIR keeps the machine's real libtmux-mcp socket out of reach.
+    const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-own-" });
+    await Deno.writeTextFile(`${dir}/.tmux.conf`, "set -g @user_conf loaded\n");
+    let s: Session | undefined;
+    try {
+      s = await startServer(null, {
+        args: way.args,
+        env: { TMUX_TMPDIR: dir, HOME: dir, DENO_DIR: denoDir, ...way.env },
+      });
+      const { tools: listed } = await s.client.listTools();
+      const tools = listed.map((tool: { name: string }) => tool.name);
+      assert(tools.includes("kill_session"), `${label}: teardown is on`);
+      await s.ok("create_session", { name: "agent" });
+      const server = await s.ok<{ ownedByThisServer: boolean; socketPath: string }>(
+        "get_server_info",
+      );
+      assertEquals(server.ownedByThisServer, true, label);
+      assert(server.socketPath.startsWith(dir), `${label}: ${server.socketPath} is private`);
+      assertEquals(
+        await tmuxAt(server.socketPath, "show-options", "-gqv", "@user_conf"),
+        "",
+        `${label}: no user configuration`,
+      );
+      assertEquals(await tmuxAt(server.socketPath, "show-options", "-sv", "exit-empty"), "off");
+    } finally {
+      await s?.close();
+      for await (const sub of Deno.readDir(dir)) {
+        if (sub.name.startsWith("tmux-")) {
+          await tmuxAt(`${dir}/${sub.name}/libtmux-mcp`, "kill-server").catch(() => {});
+        }
+      }
+      await Deno.remove(dir, { recursive: true });
+    }
+  }
+});
+
 teardownTest("a session name with ':' or '.' never reaches another session", async (fx, s) => {
   await fx.tmux("new-session", "-d", "-s", "beta");
   for (const session of ["main.", "beta:0", "main.0"]) {

@@ -37,6 +37,15 @@ Deno.test("settings: a named socket leaves teardown off by default; the flag bea
   assertEquals(fromEnv.socket, { kind: "path", path: "/tmp/s", source: "env" });
 });
 
+Deno.test("settings: the own socket named explicitly keeps every toolset", () => {
+  for (
+    const [args, vars] of [[["-L", "libtmux-mcp"], {}], [[], { LIBTMUX_SOCKET: "libtmux-mcp" }]]
+  ) {
+    const { settings } = parseSettings(args as string[], env(vars as Record<string, string>));
+    assertEquals(settings.toolsets, ["inspect", "manage", "execute", "teardown"]);
+  }
+});
+
 Deno.test("settings: a socket flag of either kind overrides both socket variables", () => {
   const path = parseSettings(["-S", "/tmp/s"], env({ LIBTMUX_SOCKET: "work" })).settings;
   assertEquals(path.socket, { kind: "path", path: "/tmp/s", source: "flag" });

@@ -21,7 +21,10 @@ export const OWN_SOCKET_NAME = "libtmux-mcp";
 
 /** True when `socket` is this server's own dedicated tmux server. */
 export function isOwnSocket(socket: SocketChoice): boolean {
-  return socket.kind === "name" && socket.name === OWN_SOCKET_NAME && socket.source === "default";
+  // By name, however it was chosen: `-L libtmux-mcp` reaches the same server
+  // as the default, and that server must never run with a user's
+  // configuration nor lose its teardown toolset or keep-alive.
+  return socket.kind === "name" && socket.name === OWN_SOCKET_NAME;
 }
 
 /** The tmux global arguments: UTF-8 output and the socket. */
