@@ -115,7 +115,7 @@ export function parseSettings(
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
-      args: argv,
+      args: joinNegativeNumbers(argv),
       strict: true,
       allowPositionals: false,
       options: {
@@ -302,6 +302,28 @@ export function checkToolNames(settings: Settings, known: readonly string[]): vo
       );
     }
   }
+}
+
+/**
+ * Writes `--max-lines -5` as `--max-lines=-5`: parseArgs refuses a value that
+ * starts with a dash as ambiguous, and an out-of-range number deserves the
+ * same clamp as any other.
+ */
+function joinNegativeNumbers(argv: string[]): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const next = argv[i + 1];
+    if (
+      argv[i].startsWith("--") && Object.hasOwn(NUMBERS, argv[i].slice(2)) &&
+      next !== undefined && /^-\d/.test(next)
+    ) {
+      joined.push(`${argv[i]}=${next}`);
+      i++;
+    } else {
+      joined.push(argv[i]);
+    }
+  }
+  return joined;
 }
 
 function parseToolsets(raw: string): Toolset[] {

@@ -84,6 +84,14 @@ Deno.test("settings: numbers are clamped with a note; a non-number is an error",
   assertEquals(parsed.settings.maxLines, 10);
   assertEquals(parsed.settings.maxBytes, 4_000_000);
   assertEquals(parsed.notes.length, 2);
+  // A negative value is a number out of range, not an option.
+  const negative = parseSettings(["--max-lines", "-5", "--wait-max-seconds", "-1"], env({}));
+  assertEquals([negative.settings.maxLines, negative.settings.waitMaxSeconds], [10, 1]);
+  assertThrows(
+    () => parseSettings(["--max-bytes", "-1.5"], env({})),
+    SettingsError,
+    "whole number",
+  );
   assertThrows(
     () => parseSettings(["--wait-max-seconds", "ten"], env({})),
     SettingsError,
