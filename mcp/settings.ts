@@ -247,27 +247,31 @@ function resolveSettings(
       typeof NUMBERS[keyof typeof NUMBERS],
     ][]
   ) {
-    const raw = pick(flag, spec.env).value;
+    const { value: raw, from } = pick(flag, spec.env);
     if (raw === undefined) {
       numbers[flag] = spec.fallback;
       continue;
     }
+    // Name where the value came from: that is where the user must change it.
+    const source = from === "flag" ? `--${flag}` : spec.env;
     if (!/^\s*-?\d+\s*$/.test(raw)) {
       throw new SettingsError(
-        `--${flag} (${spec.env}) must be a whole number from ${spec.min} to ${spec.max}.`,
+        `${source} must be a whole number from ${spec.min} to ${spec.max}.`,
       );
     }
     const n = Number(raw);
     const clamped = Math.min(spec.max, Math.max(spec.min, n));
     if (clamped !== n) {
-      notes.push(`--${flag} clamped to ${clamped} (allowed ${spec.min}-${spec.max})`);
+      notes.push(`${source} clamped to ${clamped} (allowed ${spec.min}-${spec.max})`);
     }
     numbers[flag] = clamped;
   }
 
-  const transportRaw = pick("transport", "LIBTMUX_MCP_TRANSPORT").value ?? "control";
+  const transportPick = pick("transport", "LIBTMUX_MCP_TRANSPORT");
+  const transportRaw = transportPick.value ?? "control";
   if (transportRaw !== "control" && transportRaw !== "process") {
-    throw new SettingsError("--transport (LIBTMUX_MCP_TRANSPORT) must be control or process.");
+    const source = transportPick.from === "flag" ? "--transport" : "LIBTMUX_MCP_TRANSPORT";
+    throw new SettingsError(`${source} must be control or process.`);
   }
 
   return {

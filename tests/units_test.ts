@@ -84,6 +84,29 @@ Deno.test("settings: numbers are clamped with a note; a non-number is an error",
   assertEquals(parsed.settings.maxLines, 10);
   assertEquals(parsed.settings.maxBytes, 4_000_000);
   assertEquals(parsed.notes.length, 2);
+  // Notes and refusals name where the value came from: there it must change.
+  assertEquals(
+    parseSettings([], env({ LIBTMUX_MCP_MAX_LINES: "5" })).notes,
+    ["LIBTMUX_MCP_MAX_LINES clamped to 10 (allowed 10-100000)"],
+  );
+  assertEquals(parseSettings(["--max-lines", "5"], env({})).notes, [
+    "--max-lines clamped to 10 (allowed 10-100000)",
+  ]);
+  assertThrows(
+    () => parseSettings([], env({ LIBTMUX_MCP_WAIT_MAX_SECONDS: "ten" })),
+    SettingsError,
+    "LIBTMUX_MCP_WAIT_MAX_SECONDS must be",
+  );
+  assertThrows(
+    () => parseSettings([], env({ LIBTMUX_MCP_TRANSPORT: "pipes" })),
+    SettingsError,
+    "LIBTMUX_MCP_TRANSPORT must be",
+  );
+  assertThrows(
+    () => parseSettings(["--transport", "pipes"], env({})),
+    SettingsError,
+    "--transport must be",
+  );
   // A negative value is a number out of range, not an option.
   const negative = parseSettings(["--max-lines", "-5", "--wait-max-seconds", "-1"], env({}));
   assertEquals([negative.settings.maxLines, negative.settings.waitMaxSeconds], [10, 1]);
