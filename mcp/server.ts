@@ -52,6 +52,7 @@ import {
 } from "./resources.ts";
 import { errorResult, renderJson, resultBytes, successResult, type ToolResult } from "./results.ts";
 import type { Settings } from "./settings.ts";
+import { toolsetsOn } from "./toolsets.ts";
 import { SERVER_NAME, SERVER_VERSION } from "./version.ts";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -312,9 +313,7 @@ export class TmuxMcpServer {
         name,
         new ToolError(
           "this server does not offer that tool",
-          `Call tools/list for the tools offered; toolsets on: ${
-            this.#options.settings.toolsets.join(", ")
-          }.`,
+          `Call tools/list for the tools offered; ${toolsetsOn(this.#options.settings.toolsets)}.`,
         ),
       );
     }

@@ -43,3 +43,9 @@ export function selectTools<T extends Selectable>(
     !exclude.includes(tool.name)
   );
 }
+
+/** Names the toolsets that are on, as a clause: "toolsets on: a, b", or "no toolset is on". */
+export function toolsetsOn(toolsets: readonly Toolset[]): string {
+  // An empty list would read "toolsets on: ." (--toolsets "" with --tools).
+  return toolsets.length > 0 ? `toolsets on: ${toolsets.join(", ")}` : "no toolset is on";
+}

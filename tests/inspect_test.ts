@@ -598,9 +598,22 @@ serverTest(
         false,
       );
     }
-    assertStringIncludes(await s.fails("capture_pane", {}), "does not offer");
+    const refusal = await s.fails("capture_pane", {});
+    assertStringIncludes(refusal, "does not offer");
+    assertStringIncludes(refusal, "toolsets on: inspect.");
   },
   { args: ["--toolsets", "inspect", "--exclude-tools", "capture_pane"] },
+);
+
+serverTest(
+  "selection: with no toolset on, a refused tool says so rather than listing none",
+  async (_fx, s) => {
+    const refusal = await s.fails("kill_pane", { paneId: "%0" });
+    assertStringIncludes(refusal, "does not offer");
+    assertStringIncludes(refusal, "no toolset is on");
+    assert(!refusal.includes("toolsets on:"), refusal);
+  },
+  { args: ["--toolsets", "", "--tools", "list_panes"], transports: ["process"] },
 );
 
 // The control transport has no client to attach here: every call takes its fallback.
