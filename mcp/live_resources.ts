@@ -27,7 +27,7 @@ import type { Tmux } from "../tmux/client.ts";
 import { TmuxError } from "../tmux/errors.ts";
 import { watchPaneOutput } from "../tmux/output_watch.ts";
 import { TOPOLOGY_SUBSCRIPTION } from "../tmux/topology_listen.ts";
-import { paneTarget } from "../tmux/targets.ts";
+import { PANE_ID, paneTarget } from "../tmux/targets.ts";
 import {
   isNoServer,
   isNothingToList,
@@ -90,11 +90,11 @@ export function parsePaneUri(uri: string): PaneRef | null {
   let id = match[1];
   try {
     const decoded = decodeURIComponent(id);
-    if (/^%\d+$/.test(decoded)) id = decoded;
+    if (PANE_ID.test(decoded)) id = decoded;
   } catch {
     // Not a valid escape sequence (`%3/`): the raw id as typed.
   }
-  if (!/^%\d+$/.test(id)) return null;
+  if (!PANE_ID.test(id)) return null;
   return { paneId: id, kind: match[2] ? "content" : "view" };
 }
 

@@ -9,6 +9,7 @@
 
 import { INVALID_PARAMS, ResourceError } from "./resources.ts";
 import type { Settings } from "./settings.ts";
+import { PANE_ID } from "../tmux/targets.ts";
 
 /** One argument of a prompt, as `prompts/list` shows it. */
 export interface PromptArgument {
@@ -336,7 +337,7 @@ export class Prompts {
       }
       values[arg.name] = value;
     }
-    if (values.paneId !== undefined && !/^%\d+$/.test(values.paneId)) {
+    if (values.paneId !== undefined && !PANE_ID.test(values.paneId)) {
       throw new ResourceError(
         "paneId must be a pane id: % followed by digits, like %3 (list_panes shows them)",
         INVALID_PARAMS,

@@ -9,7 +9,9 @@ import { z } from "zod";
 import { PANE_ID, SESSION_ID, WINDOW_ID } from "../tmux/targets.ts";
 
 /** A pane id such as `%3`. */
-export const paneId = z.string().regex(PANE_ID, { error: "must be a pane id such as %3" })
+export const paneId = z.string().regex(PANE_ID, {
+  error: "must be a pane id such as %3 (no leading zeros)",
+})
   .describe("A pane id such as %3, as list_panes reports it.");
 
 /** A pane id, or omitted/null for this server's own pane or else the first session's active pane. */
@@ -18,11 +20,15 @@ export const optionalPaneId = paneId.nullish().describe(
 );
 
 /** A window id such as `@2`. */
-export const windowId = z.string().regex(WINDOW_ID, { error: "must be a window id such as @2" })
+export const windowId = z.string().regex(WINDOW_ID, {
+  error: "must be a window id such as @2 (no leading zeros)",
+})
   .describe("A window id such as @2, as list_windows reports it.");
 
 /** A session id such as `$1`. */
-export const sessionId = z.string().regex(SESSION_ID, { error: "must be a session id such as $1" });
+export const sessionId = z.string().regex(SESSION_ID, {
+  error: "must be a session id such as $1 (no leading zeros)",
+});
 
 const SESSION_ID_FIRST =
   "A value starting with $ is read as an id, never as a name (as tmux does).";

@@ -567,6 +567,25 @@ for (const transport of TRANSPORTS) {
 }
 
 serverTest(
+  "ids with leading zeros are refused: tmux reads %01 as %1, a spelling the caller guard would miss",
+  async (fx, s) => {
+    const caller = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
+    const padded = caller.replace("%", "%0");
+    for (const tool of ["kill_pane", "send_keys", "capture_pane", "get_pane_info"]) {
+      const args = tool === "send_keys" ? { paneId: padded, text: "x" } : { paneId: padded };
+      assertStringIncludes(await s.fails(tool, args), "no leading zeros", tool);
+    }
+    assertStringIncludes(await s.fails("list_panes", { windowId: "@00" }), "no leading zeros");
+    assertStringIncludes(await s.fails("list_windows", { session: "$00" }), "no such session");
+    assertStringIncludes(await fx.tmux("list-panes", "-a", "-F", "#{pane_id}"), caller);
+  },
+  {
+    args: ["--toolsets", "inspect,execute,teardown"],
+    env: (fx) => ({ TMUX: `${fx.socketPath},1,0`, TMUX_PANE: "%0" }),
+  },
+);
+
+serverTest(
   "caller: TMUX pointing at another socket marks nothing",
   async (_fx, s) => {
     const { panes } = await s.ok<{ panes: Pane[] }>("list_panes");

@@ -7,6 +7,7 @@
 
 import type { Tmux } from "./client.ts";
 import { TmuxError } from "./errors.ts";
+import { PANE_ID } from "./targets.ts";
 
 /** What the environment says about the caller, before checking tmux. */
 export interface CallerEnvironment {
@@ -46,7 +47,7 @@ export class Caller {
 
   /** The pane id named by `TMUX_PANE` when it has the shape of a pane id. */
   get claimedPane(): string | null {
-    return this.env.pane && /^%\d+$/.test(this.env.pane) ? this.env.pane : null;
+    return this.env.pane && PANE_ID.test(this.env.pane) ? this.env.pane : null;
   }
 
   /**

@@ -8,12 +8,15 @@
 
 import { TmuxError } from "./errors.ts";
 
+// No leading zeros: tmux reads %01 as %1, so a padded id would be a second
+// spelling of a pane that checks comparing ids as text (the caller guard, the
+// busy mark) would not recognise.
 /** Shape of a pane id. */
-export const PANE_ID = /^%\d+$/;
+export const PANE_ID = /^%(?:0|[1-9]\d*)$/;
 /** Shape of a window id. */
-export const WINDOW_ID = /^@\d+$/;
+export const WINDOW_ID = /^@(?:0|[1-9]\d*)$/;
 /** Shape of a session id. */
-export const SESSION_ID = /^\$\d+$/;
+export const SESSION_ID = /^\$(?:0|[1-9]\d*)$/;
 
 /** Target for a pane id. */
 export function paneTarget(paneId: string): string {
@@ -32,6 +35,13 @@ export function windowTarget(windowId: string): string {
  */
 export function sessionTarget(session: string): string {
   if (SESSION_ID.test(session)) return session;
+  if (session.startsWith("$")) {
+    throw new TmuxError(
+      "no_target",
+      "tmux has no such session (a value starting with $ is a session id: $ and digits without leading zeros)",
+      "List what exists with list_sessions and use an id or a name from there.",
+    );
+  }
   if (/[:.]/.test(session)) {
     throw new TmuxError(
       "no_target",
