@@ -37,6 +37,33 @@ export function keepTailBytes(text: string, maxBytes: number): string {
   return decoder.decode(bytes.subarray(start));
 }
 
+/** Stands for text cut from either end of an excerpt. */
+export const CUT_MARK = "\u2026";
+const CUT_MARK_BYTES = 3;
+
+/**
+ * At most `maxBytes` UTF-8 bytes of `text` that keep the span `[start, end)`
+ * (UTF-16 offsets) or, when the span itself is too long, its beginning; the
+ * room left is shared between the text before and after it. Cut on character
+ * boundaries, with {@link CUT_MARK} on each side that lost text.
+ */
+export function excerptAround(text: string, start: number, end: number, maxBytes: number): string {
+  const bytes = encoder.encode(text);
+  if (bytes.length <= maxBytes) return text;
+  const from = utf8Length(text.slice(0, start));
+  const to = Math.max(from, utf8Length(text.slice(0, end)));
+  // Room for both marks first; a side that turns out uncut hands its mark's room to the other.
+  const room = Math.max(0, maxBytes - 2 * CUT_MARK_BYTES);
+  let a = Math.max(0, from - Math.max(0, Math.floor((room - (to - from)) / 2)));
+  let b = Math.min(bytes.length, a + room);
+  if (b === bytes.length) a = Math.max(0, b - room - CUT_MARK_BYTES);
+  else if (a === 0) b = Math.min(bytes.length, room + CUT_MARK_BYTES);
+  while (a < bytes.length && (bytes[a] & 0xc0) === 0x80) a++;
+  while (b > a && b < bytes.length && (bytes[b] & 0xc0) === 0x80) b--;
+  return (a > 0 ? CUT_MARK : "") + decoder.decode(bytes.subarray(a, b)) +
+    (b < bytes.length ? CUT_MARK : "");
+}
+
 /**
  * Fits `lines` into `maxLines` lines and `maxBytes` bytes (lines counted with
  * one newline byte each), keeping the newest. A newest line longer than the

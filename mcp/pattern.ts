@@ -59,6 +59,8 @@ export interface Matcher {
   readonly source: string;
   /** True when `line` contains a match. */
   test(line: string): boolean;
+  /** The first match in `line` as UTF-16 offsets `[start, end)`, or null when there is none. */
+  find(line: string): [number, number] | null;
 }
 
 let engine: typeof RE2JS | undefined;
@@ -110,7 +112,16 @@ function compileLiteral(pattern: string, ignoreCase: boolean): Matcher {
   checkPatternSize(pattern);
   const codePoints = [...pattern].map((c) => c.codePointAt(0)!);
   const caseless = !ignoreCase || codePoints.every((c) => orbitOf(c).length === 1);
-  if (caseless) return { source: pattern, test: (line) => line.includes(pattern) };
+  if (caseless) {
+    return {
+      source: pattern,
+      test: (line) => line.includes(pattern),
+      find: (line) => {
+        const at = line.indexOf(pattern);
+        return at < 0 ? null : [at, at + pattern.length];
+      },
+    };
+  }
   // Case-folded with the same rule as regular expressions: the literal runs
   // as a sequence of folded characters, behind an ASCII prefilter.
   if (codePoints.some(isSurrogate)) throw loneSurrogate(pattern.search(/[\ud800-\udfff]/));
@@ -118,6 +129,7 @@ function compileLiteral(pattern: string, ignoreCase: boolean): Matcher {
   const needle = NON_ASCII.test(pattern) ? null : pattern.toLowerCase();
   return {
     source: pattern,
+    find: finder(re2),
     test: needle === null
       ? (line) => re2.test(line)
       : (line) => line.toLowerCase().includes(needle) && (!NON_ASCII.test(line) || re2.test(line)),
@@ -128,13 +140,15 @@ function compileRegex(pattern: string, ignoreCase: boolean): Matcher {
   const ast = parseSearchPattern(pattern);
   const re2 = compileRe2(translateAlternatives(ast.alternatives, { ignoreCase, dotAll: false }));
   const filter = prefilter(ast, ignoreCase);
-  if (filter === null) return { source: pattern, test: (line) => re2.test(line) };
+  const find = finder(re2);
+  if (filter === null) return { source: pattern, test: (line) => re2.test(line), find };
   const { needles, lower, exact, literalAlternatives } = filter;
   if (exact) {
-    return { source: pattern, test: (line) => needles.some((n) => line.includes(n)) };
+    return { source: pattern, test: (line) => needles.some((n) => line.includes(n)), find };
   }
   return {
     source: pattern,
+    find,
     test: (line) => {
       const text = lower ? line.toLowerCase() : line;
       if (!needles.some((n) => text.includes(n))) return false;
@@ -142,6 +156,18 @@ function compileRegex(pattern: string, ignoreCase: boolean): Matcher {
       // that is nothing but ASCII literals has matched; otherwise confirm.
       return (literalAlternatives && !NON_ASCII.test(line)) || re2.test(line);
     },
+  };
+}
+
+/**
+ * Locating a match goes through the engine even where `test` takes a
+ * shortcut: it runs only on lines already known to match, so speed matters
+ * less than finding exactly the match the pattern means.
+ */
+function finder(re2: RE2JS): (line: string) => [number, number] | null {
+  return (line) => {
+    const m = re2.matcher(line);
+    return m.find() ? [m.start(), m.end()] : null;
   };
 }
 

@@ -168,3 +168,35 @@ serverTest(
   },
   { fixture: { width: 200, height: 50 } },
 );
+
+serverTest(
+  "search_panes: a match in a line over 1,024 bytes is kept in the cut text, marked where cut",
+  async (fx, s, pane) => {
+    const lines = [
+      `ERROR: disk full ${"x".repeat(1500)}`,
+      `${"é".repeat(800)}NEEDLE${"é".repeat(800)}`,
+      `${"y".repeat(1500)}TAILHIT`,
+    ];
+    const file = `${fx.dir}/long.txt`;
+    await Deno.writeTextFile(file, lines.join("\n") + "\n");
+    await fx.runInPane(pane, `clear; cat ${file}`);
+    const text = async (pattern: string) => {
+      const found = await s.ok<Found>("search_panes", { pattern, includeHistory: true });
+      assert(found.truncated);
+      const match = found.panes[0].matches[0].text;
+      const bytes = new TextEncoder().encode(match).length;
+      assert(bytes <= 1024 && bytes > 1000, `${bytes} bytes`);
+      return match;
+    };
+    const start = await text("ERROR: disk");
+    assert(start.startsWith("ERROR: disk full x") && start.endsWith("x\u2026"), start.slice(0, 40));
+    const middle = await text("NEEDLE");
+    assert(middle.startsWith("\u2026é") && middle.endsWith("é\u2026"), middle.slice(0, 40));
+    // The room is shared: the match sits near the middle of the cut text.
+    const at = middle.indexOf("NEEDLE");
+    assert(Math.abs(at - (middle.length - at - 6)) < 4, `NEEDLE at ${at} of ${middle.length}`);
+    const end = await text("tailhit");
+    assert(end.startsWith("\u2026y") && end.endsWith("yTAILHIT"), end.slice(-40));
+  },
+  { fixture: SMALL },
+);

@@ -1,7 +1,7 @@
 /** `search_panes`: which panes show text matching a pattern, and on which rows. */
 
 import { z } from "zod";
-import { keepTailBytes, utf8Length } from "../mcp/budget.ts";
+import { CUT_MARK, excerptAround, utf8Length } from "../mcp/budget.ts";
 import { callerPane } from "../mcp/panes.ts";
 import { compilePattern, loadPatternEngine } from "../mcp/pattern.ts";
 import { defineTool, readsTerminal } from "../mcp/registry.ts";
@@ -20,12 +20,17 @@ const WORK_BUDGET_BYTES = 64 * 1024 * 1024;
  * not hold the call indefinitely.
  */
 const TIME_BUDGET_MS = 10_000;
-/** A single match's text is cut to this many bytes so it cannot crowd out later matches. */
+/**
+ * A single match's text is cut to this many bytes so it cannot crowd out
+ * later matches; the cut keeps the match, which is what the caller asked for.
+ */
 const MATCH_TEXT_MAX_BYTES = 1024;
 
 const match = z.object({
   row: z.int().describe("0 is the top visible row; negative rows are history."),
-  text: z.string(),
+  text: z.string().describe(
+    `The line; one over ${MATCH_TEXT_MAX_BYTES} bytes is cut around its first match, with ${CUT_MARK} where text was cut.`,
+  ),
 });
 
 const paneMatches = z.object({
@@ -41,7 +46,8 @@ export const searchPanes = defineTool({
   title: "Search panes",
   description:
     "Finds the panes whose text matches a pattern and returns the matching lines with their rows " +
-    "(0 is the top visible row, negative rows are history; wrapped lines are joined). The pattern is JavaScript " +
+    "(0 is the top visible row, negative rows are history; wrapped lines are joined; a line over " +
+    `${MATCH_TEXT_MAX_BYTES} bytes is cut around its first match, marked ${CUT_MARK}). The pattern is JavaScript ` +
     "regular-expression syntax without lookahead, lookbehind or backreferences, at most 999 UTF-8 bytes, and " +
     "runs in time linear in the text; literal: true searches for the text itself. Case is ignored by default.",
   capability: readsTerminal(),
@@ -130,7 +136,9 @@ export const searchPanes = defineTool({
           }
           let text = line.text.trimEnd();
           if (utf8Length(text) > MATCH_TEXT_MAX_BYTES) {
-            text = keepTailBytes(text, MATCH_TEXT_MAX_BYTES);
+            // A match only in the trimmed trailing blanks shows the line's end.
+            const [from, to] = matcher.find(text) ?? [text.length, text.length];
+            text = excerptAround(text, from, to, MATCH_TEXT_MAX_BYTES);
             truncated = true;
           }
           const entry = { row: line.row, text };
