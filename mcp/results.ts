@@ -45,17 +45,25 @@ export function jsonWireCost(value: unknown): number {
 }
 
 /**
+ * What to do when a result is over budget with its text already cut to
+ * nothing: no smaller maxLines can help then, only a larger budget (or a
+ * narrower call, which a tool names in its own hint).
+ */
+const RAISE_MAX_BYTES = "Only a larger --max-bytes returns this result whole; raise it.";
+
+/**
  * Builds the success result, cutting budgeted text (oldest lines first,
  * largest block first) to the most that keeps the whole serialized result
  * within `maxBytes`. When even no text does not fit, the error says
- * `overBudgetHint`.
+ * `overBudgetHint`, and, for a tool that `changed` tmux, that the change was
+ * made: the call did its work, only its report is missing.
  */
 export function successResult(
   structured: Record<string, unknown>,
   render: (value: Record<string, unknown>) => string,
   maxBytes: number,
-  overBudgetHint =
-    "Narrow the request (fewer panes, fewer lines, a smaller maxLines) or raise --max-bytes.",
+  overBudgetHint = RAISE_MAX_BYTES,
+  changed = false,
 ): ToolResult {
   const build = (): ToolResult => ({
     content: [{ type: "text", text: render(structured) }],
@@ -76,8 +84,10 @@ export function successResult(
     if (size <= maxBytes) return result;
   }
   throw new ToolError(
-    `the result is larger than the byte budget (${maxBytes} bytes)`,
-    overBudgetHint,
+    changed
+      ? `tmux made the change, but the result describing it is larger than the byte budget (${maxBytes} bytes)`
+      : `the result is larger than the byte budget (${maxBytes} bytes)`,
+    changed ? `Do not repeat the call. ${overBudgetHint}` : overBudgetHint,
   );
 }
 

@@ -6,6 +6,8 @@
  */
 
 import { z } from "zod";
+import { LABEL_CUT_MARK } from "../tmux/format.ts";
+import { LABEL_MAX_BYTES } from "../tmux/views.ts";
 import { PANE_ID, SESSION_ID, WINDOW_ID } from "../tmux/targets.ts";
 
 /** A pane id such as `%3`. */
@@ -64,6 +66,11 @@ export const content = z.object({
   droppedBytes: z.int(),
 });
 
+/** How a view's label field says it may be cut (tmux/views.ts). */
+function labelNote(what: string): string {
+  return `At most ${LABEL_MAX_BYTES} UTF-8 bytes; a longer ${what} is cut and ends in ${LABEL_CUT_MARK}.`;
+}
+
 /** CONTRACT §5 PaneView. */
 export const paneView = z.object({
   paneId: z.string(),
@@ -72,12 +79,12 @@ export const paneView = z.object({
   index: z.int().describe("tmux's pane index, counted from the pane-base-index option."),
   width: z.int(),
   height: z.int(),
-  title: z.string().nullable(),
+  title: z.string().nullable().describe(labelNote("title")),
   active: z.boolean(),
   dead: z.boolean(),
   zoomed: z.boolean(),
   inMode: z.boolean(),
-  currentCommand: z.string().nullable(),
+  currentCommand: z.string().nullable().describe(labelNote("command name")),
   currentPath: z.string().nullable(),
   pid: z.int().nullable(),
   historySize: z.int().nullable(),
@@ -90,7 +97,7 @@ export const windowView = z.object({
   windowId: z.string(),
   sessionId: z.string(),
   index: z.int().describe("tmux's window index, counted from the base-index option."),
-  name: z.string(),
+  name: z.string().describe(labelNote("name")),
   active: z.boolean(),
   width: z.int(),
   height: z.int(),

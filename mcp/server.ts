@@ -329,7 +329,14 @@ export class TmuxMcpServer {
       if (tool.sizesItsOwnResult) {
         return { content: [{ type: "text", text: render(value) }], structuredContent: value };
       }
-      return successResult(value, render, this.#options.settings.maxBytes, tool.overBudgetHint);
+      const changed = tool.capability.tmuxEffects.some((effect) => effect !== "observe");
+      return successResult(
+        value,
+        render,
+        this.#options.settings.maxBytes,
+        tool.overBudgetHint,
+        changed,
+      );
     } catch (error) {
       if (!(error instanceof ToolError || error instanceof TmuxError)) logError(tool.name, error);
       return errorResult(tool.name, error);

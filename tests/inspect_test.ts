@@ -12,6 +12,7 @@ type Pane = {
   sessionId: string;
   isCaller: boolean;
   width: number;
+  title?: string | null;
 };
 
 serverTest("list tools read the topology tmux reports", async (fx, s) => {
@@ -683,3 +684,49 @@ serverTest("get_tmux_variables never returns environment variables", async (fx, 
   assertEquals(result.withheld.sort(), ["DB_PASSWORD", "GITHUB_TOKEN"]);
   assert(!JSON.stringify(result).includes("hunter2"));
 });
+
+serverTest(
+  "budgets: a long pane title is cut in views, so setting it succeeds and the pane stays readable",
+  async (fx, s, pane) => {
+    const view = (p: Pane) => new TextEncoder().encode(p.title!).length;
+    const title = "é".repeat(1000);
+    const set = await s.ok<{ pane: Pane }>("set_pane_title", { paneId: pane, title });
+    assertEquals(await fx.tmux("display-message", "-p", "-t", pane, "#{pane_title}"), title);
+    assert(view(set.pane) <= 256 && set.pane.title!.endsWith("é\u2026"), set.pane.title!);
+    // A program sets a longer one with an escape sequence; reads of its pane still fit.
+    await fx.runInPane(pane, `printf '\\033]2;%s\\033\\\\' "$(printf 'T%.0s' $(seq 1 5000))"`);
+    await eventually(
+      async () =>
+        (await fx.tmux("display-message", "-p", "-t", pane, "#{pane_title}")).length > 4000,
+      "the program's title is set",
+    );
+    const info = await s.ok<{ pane: Pane }>("get_pane_info", { paneId: pane });
+    assert(view(info.pane) <= 256 && info.pane.title!.startsWith("TTT"), info.pane.title!);
+    const listed = await s.ok<{ panes: Pane[] }>("list_panes", {});
+    assertEquals(listed.panes[0].title, info.pane.title);
+  },
+  { args: ["--max-bytes", "4000"] },
+);
+
+serverTest(
+  "budgets: over-budget errors name only what helps; a change tool says the change was made",
+  async (fx, s, pane) => {
+    for (let i = 0; i < 60; i++) {
+      await fx.tmux("set-environment", "-g", `VAR_${i}_${"X".repeat(60)}`, "v");
+    }
+    const listing = await s.fails("show_environment", {});
+    assertStringIncludes(listing, "byte budget");
+    assertStringIncludes(listing, "--max-bytes");
+    assert(!/maxLines|fewer lines|fewer panes/.test(listing), listing);
+    // A path no label cut can shorten: the title is set, and the error says so.
+    let dir = fx.dir;
+    for (let i = 0; i < 12; i++) dir += `/${"d".repeat(250)}`;
+    await Deno.mkdir(dir, { recursive: true });
+    await fx.runInPane(pane, `cd ${dir}`);
+    const error = await s.fails("set_pane_title", { paneId: pane, title: "done" });
+    assertStringIncludes(error, "tmux made the change");
+    assertStringIncludes(error, "Do not repeat the call");
+    assertEquals(await fx.tmux("display-message", "-p", "-t", pane, "#{pane_title}"), "done");
+  },
+  { args: ["--max-bytes", "4000"] },
+);

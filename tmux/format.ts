@@ -44,6 +44,37 @@ export function optionalText(variable: string): Field<string | null> {
   return { variable, parse: (raw) => (raw === "" ? null : raw) };
 }
 
+/** Marks a label that was cut. */
+export const LABEL_CUT_MARK = "\u2026";
+
+/**
+ * Text of at most `maxBytes` UTF-8 bytes: a longer value keeps its start (on
+ * a character boundary) and ends in {@link LABEL_CUT_MARK}, which the bound
+ * includes. For labels a program can make as long as it likes (a title set by
+ * an escape sequence), so one object's view always fits a result.
+ */
+export function label(variable: string, maxBytes: number): Field<string> {
+  return { variable, parse: (raw) => cutLabel(raw, maxBytes) };
+}
+
+/** {@link label}, or null when tmux printed nothing. */
+export function optionalLabel(variable: string, maxBytes: number): Field<string | null> {
+  return { variable, parse: (raw) => (raw === "" ? null : cutLabel(raw, maxBytes)) };
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+function cutLabel(raw: string, maxBytes: number): string {
+  // Three UTF-8 bytes per UTF-16 unit at most: shorter strings need no encoding.
+  if (raw.length * 3 <= maxBytes) return raw;
+  const bytes = encoder.encode(raw);
+  if (bytes.length <= maxBytes) return raw;
+  let end = Math.max(0, maxBytes - encoder.encode(LABEL_CUT_MARK).length);
+  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--;
+  return decoder.decode(bytes.subarray(0, end)) + LABEL_CUT_MARK;
+}
+
 /** An integer; NaN-free: an empty or odd value becomes 0. */
 export function int(variable: string): Field<number> {
   return { variable, parse: (raw) => toInt(raw) ?? 0 };

@@ -12,13 +12,23 @@ import {
   flag,
   formatOf,
   int,
+  label,
   optionalInt,
+  optionalLabel,
   optionalText,
   parseRows,
   type Row,
   text,
 } from "./format.ts";
 import { paneTarget, SESSION_ID, sessionTarget, windowTarget } from "./targets.ts";
+
+/**
+ * The most UTF-8 bytes of a label in a view (pane title, running command,
+ * window name): programs set these to any length (escape sequences, argv[0]),
+ * and one pane's view must fit the smallest --max-bytes. Session names are
+ * whole: they are set only through tmux commands and are looked up by name.
+ */
+export const LABEL_MAX_BYTES = 256;
 
 const PANE = {
   paneId: text("pane_id"),
@@ -27,13 +37,13 @@ const PANE = {
   index: int("pane_index"),
   width: int("pane_width"),
   height: int("pane_height"),
-  title: optionalText("pane_title"),
+  title: optionalLabel("pane_title", LABEL_MAX_BYTES),
   active: flag("pane_active"),
   dead: flag("pane_dead"),
   zoomed: flag("window_zoomed_flag"),
   // pane_in_mode counts the modes stacked on the pane (2: view mode over copy mode).
   inMode: flag("#{?pane_in_mode,1,0}"),
-  currentCommand: optionalText("pane_current_command"),
+  currentCommand: optionalLabel("pane_current_command", LABEL_MAX_BYTES),
   currentPath: optionalText("pane_current_path"),
   pid: optionalInt("pane_pid"),
   historySize: optionalInt("history_size"),
@@ -44,7 +54,7 @@ const WINDOW = {
   windowId: text("window_id"),
   sessionId: text("session_id"),
   index: int("window_index"),
-  name: text("window_name"),
+  name: label("window_name", LABEL_MAX_BYTES),
   active: flag("window_active"),
   width: int("window_width"),
   height: int("window_height"),
