@@ -730,3 +730,32 @@ serverTest(
   },
   { args: ["--max-bytes", "4000"] },
 );
+
+serverTest(
+  "capture_pane: a reversed range is refused; rows outside the pane are counted, not replaced",
+  async (fx, s, pane) => {
+    const file = `${fx.dir}/rows.txt`;
+    await Deno.writeTextFile(file, Array.from({ length: 50 }, (_, i) => `n${i}`).join("\n") + "\n");
+    await fx.runInPane(pane, `clear; cat ${file}`);
+    const history = Number(await fx.tmux("display-message", "-p", "-t", pane, "#{history_size}"));
+    type Capture = { content: { lines: string[]; truncated: boolean }; rowsNotHeld?: number };
+    const read = async (range: Record<string, unknown>) => {
+      const r = await s.ok<Capture>("capture_pane", { paneId: pane, ...range });
+      return [r.content.lines, r.rowsNotHeld];
+    };
+    for (const range of [{ start: 5, end: 2 }, { end: -1 }]) {
+      assertStringIncludes(
+        await s.fails("capture_pane", { paneId: pane, ...range }),
+        "start is below end",
+      );
+    }
+    assertEquals(await read({ start: 100, end: 200 }), [[], 101]);
+    assertEquals(await read({ start: -1000, end: -999 }), [[], 2]);
+    assertEquals(await read({ start: -history - 2, end: -history }), [["n0"], 2]);
+    assertEquals(await read({ start: 20 }), [[], 1]);
+    assertEquals(await read({ end: -1000, includeHistory: true }), [[], 1]);
+    assertEquals(await read({ start: -history, end: -history + 1 }), [["n0", "n1"], 0]);
+    assertEquals((await read({}))[1], undefined);
+  },
+  { fixture: { width: 40, height: 10 } },
+);

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { budget, resolvePane, splitCapture, trimTrailingBlank } from "../mcp/panes.ts";
 import { contentText } from "../mcp/budget.ts";
+import { ToolError } from "../mcp/errors.ts";
 import { defineTool, readsTerminal } from "../mcp/registry.ts";
 import { content, maxLines, optionalPaneId } from "../mcp/schemas.ts";
 import { paneTarget } from "../tmux/targets.ts";
@@ -14,7 +15,8 @@ export const capturePane = defineTool({
   name: "capture_pane",
   title: "Capture pane",
   description: "Returns the text a pane shows, newest lines kept within the budgets. " +
-    "includeHistory adds the scrollback; start/end pick rows (0 is the top visible row, negative rows are history). " +
+    "includeHistory adds the scrollback; start/end pick rows (0 is the top visible row, negative rows are history; " +
+    "start not below end; rows the pane does not hold are counted in rowsNotHeld, never replaced by others). " +
     "For repeated reads prefer capture_since, which returns only what is new.",
   capability: readsTerminal(),
   input: z.strictObject({
@@ -23,27 +25,73 @@ export const capturePane = defineTool({
       "Include the scrollback above the visible screen.",
     ),
     start: line.nullish().describe(
-      "First row: 0 is the top visible row, negative rows are history.",
+      "First row: 0 is the top visible row, negative rows are history. Omit for the top of the " +
+        "screen, or of the history with includeHistory.",
     ),
-    end: line.nullish().describe("Last row. Omit for the bottom of the screen."),
+    end: line.nullish().describe("Last row, not above start. Omit for the bottom of the screen."),
     maxLines,
     joinWrappedLines: z.boolean().default(false).describe(
       "Join lines that tmux wrapped at the pane's width.",
     ),
   }),
-  output: z.object({ paneId: z.string(), content }),
+  output: z.object({
+    paneId: z.string(),
+    content,
+    rowsNotHeld: z.int().optional().describe(
+      "With start or end: how many rows of the range the pane does not hold (above its oldest " +
+        "history line or below its bottom row); they are left out, so content may be empty.",
+    ),
+  }),
   async handler(args, ctx) {
+    const start = args.start ?? null;
+    const end = args.end ?? null;
+    if (start !== null && end !== null && start > end) throw reversed();
     const pane = await resolvePane(ctx, args.paneId);
     const command = ["capture-pane", "-p", "-t", paneTarget(pane)];
     if (args.joinWrappedLines) command.push("-J");
-    if (args.start !== null && args.start !== undefined) command.push("-S", String(args.start));
+    if (start !== null) command.push("-S", String(start));
     else if (args.includeHistory) command.push("-S", "-");
-    if (args.end !== null && args.end !== undefined) command.push("-E", String(args.end));
-    const output = await ctx.tmux.one(command);
+    if (end !== null) command.push("-E", String(end));
+    if (start === null && end === null) {
+      const output = await ctx.tmux.one(command);
+      return { paneId: pane, content: budget(ctx, lines(output), args.maxLines) };
+    }
+    // tmux clamps -S/-E into the pane and swaps them when reversed, so a range
+    // outside the pane would come back as other rows: read what the pane
+    // holds in the same round trip and keep only rows of the range.
+    const [extent, output] = await ctx.tmux.run([
+      ["display-message", "-p", "-t", paneTarget(pane), "#{history_size} #{pane_height}"],
+      command,
+    ]);
+    const [history, height] = extent.split(" ").map(Number);
+    // An omitted bound is the pane's edge, or the given bound when that lies
+    // past the edge: a range wholly outside the pane is empty, not reversed.
+    const bottom = end ?? Math.max(height - 1, start!);
+    const top = start ?? (args.includeHistory ? Math.min(-history, bottom) : 0);
+    if (top > bottom) throw reversed();
+    const held = Math.max(0, Math.min(bottom, height - 1) - Math.max(top, -history) + 1);
     return {
       paneId: pane,
-      content: budget(ctx, trimTrailingBlank(splitCapture(output)), args.maxLines),
+      content: budget(ctx, held === 0 ? [] : lines(output), args.maxLines),
+      rowsNotHeld: bottom - top + 1 - held,
     };
   },
-  render: (result) => contentText(`pane ${result.paneId}`, result.content),
+  render: (result) => {
+    const missing = result.rowsNotHeld ? `, ${result.rowsNotHeld} rows of the range not held` : "";
+    return contentText(`pane ${result.paneId}${missing}`, result.content);
+  },
 });
+
+function lines(output: string): string[] {
+  return trimTrailingBlank(splitCapture(output));
+}
+
+/** The refusal of a range whose first row is below its last. */
+function reversed(): ToolError {
+  return new ToolError(
+    "start is below end (start is the upper row: negative rows are history, 0 is the top " +
+      "visible row; an omitted start is 0, or the oldest history row with includeHistory)",
+    "Give start not below end, e.g. start: -20 with end: -1 for the 20 history rows above the " +
+      "screen, or includeHistory: true to read the history up to end.",
+  );
+}
