@@ -759,3 +759,19 @@ serverTest(
   },
   { fixture: { width: 40, height: 10 } },
 );
+
+serverTest(
+  "budgets: capture_since over budget on a tall pane says its cursor is the cause, not maxLines",
+  async (fx, s, pane) => {
+    // The cursor remembers the screen's rows down to the last written one.
+    await fx.runInPane(pane, "seq 1 500");
+    for (const args of [{}, { maxLines: 1 }]) {
+      const error = await s.fails("capture_since", { paneId: pane, ...args });
+      assertStringIncludes(error, "cursor alone");
+      assertStringIncludes(error, "--max-bytes");
+      assert(!error.includes("maxLines"), error);
+    }
+    await s.ok("snapshot_pane", { paneId: pane, maxLines: 1 });
+  },
+  { args: ["--max-bytes", "4000"], fixture: { width: 80, height: 400 } },
+);

@@ -25,6 +25,9 @@ export const captureSince = defineTool({
     "capture_pane. A cursor works only with this server process " +
     "and that pane's current program.",
   capability: readsTerminal(),
+  // The cursor is never cut and grows with the pane's height, so no maxLines helps.
+  overBudgetHint: "The cursor alone (about 11 bytes per screen row) is over the budget: raise " +
+    "--max-bytes, make the pane shorter (resize_pane), or read it with snapshot_pane, which has no cursor.",
   input: z.strictObject({
     paneId: optionalPaneId,
     cursor: z.string().max(8192).nullish().describe(
