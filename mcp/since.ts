@@ -230,6 +230,11 @@ export function markOf(snap: Snapshot): CursorState {
   };
 }
 
+/** How many lines one trim drops: a tenth of the pane's `history-limit`, at least one (tmux's grid.c). */
+export function trimStep(state: PaneState): number {
+  return Math.max(1, Math.floor(state.historyLimit / 10));
+}
+
 /**
  * Whether tmux may have trimmed this pane's history at some point: a trim
  * happens when the history reaches `history-limit` and drops a tenth of it
@@ -238,8 +243,7 @@ export function markOf(snap: Snapshot): CursorState {
  * A smaller history has not been trimmed since it was last cleared.
  */
 export function mayHaveTrimmed(state: PaneState): boolean {
-  const tenth = Math.max(1, Math.floor(state.historyLimit / 10));
-  return state.historySize >= Math.max(1, state.historyLimit - tenth + 1);
+  return state.historySize >= Math.max(1, state.historyLimit - trimStep(state) + 1);
 }
 
 /** The outcome of comparing a read with a remembered state. */
@@ -259,6 +263,13 @@ export type Delta =
     historyLost: boolean;
     /** The visible screen, up to the last row that matters. */
     rows: string[];
+    /**
+     * With `historyLost`: the absolute line from which every row of the read
+     * was written after the remembered rows, whichever way they were lost
+     * (the read starts at or above it). How many lines before it went
+     * missing is unknown.
+     */
+    newFrom: number;
   }
   /** The rows may have moved further up than `snap` reaches: read again from line 0. */
   | { kind: "need-history" };
@@ -267,13 +278,30 @@ export type Delta =
  * Compares `snap` with `mark` (pure). The remembered rows above the cursor's
  * row must be found unchanged, at the same line numbers or shifted up by the
  * history tmux dropped; the cursor's row and those below may have changed.
+ *
+ * Content alone cannot tell remembered rows that moved up from the same rows
+ * printed again (a command run twice), so a shift counts only where tmux can
+ * have made it: a trim drops exactly a tenth of the limit at a time, so a
+ * shift by trims alone is a multiple of it; a clear drops the whole history,
+ * so what survives of the rows starts at line 0 and the shift reaches past
+ * the remembered history rows, which only holds without a trim since (the
+ * history is still short of the trimmed band). A shift that only a clear
+ * followed by trims explains, or several shifts that fit, leave the place
+ * unknown: that is reported as lost. Residual blind spot: output that
+ * repeats the remembered rows exactly a multiple of a tenth further down
+ * reads as "nothing dropped"; tmux 3.3a exposes no count of lines scrolled
+ * or dropped that could tell.
  */
 export function compare(mark: CursorState, snap: Snapshot): Delta {
   const end1 = contentEnd(snap);
   const screen = () => snap.rows.slice(snap.state.historySize - snap.first, end1 - snap.first);
-  if (mark.width !== snap.state.width) return { kind: "lost", historyLost: false, rows: screen() };
+  if (mark.width !== snap.state.width) {
+    return { kind: "lost", historyLost: false, rows: screen(), newFrom: snap.state.historySize };
+  }
   const settled = Math.min(mark.open - mark.base, mark.hashes.length);
   const history = Math.min(mark.top - mark.base, settled);
+  const trimmable = mayHaveTrimmed(snap.state);
+  const tenth = trimStep(snap.state);
 
   /** Compares the remembered rows `[from, to)` shifted up by `shift`; null means "not in the read". */
   const agrees = (shift: number, from: number, to: number): boolean | null => {
@@ -286,7 +314,7 @@ export function compare(mark: CursorState, snap: Snapshot): Delta {
     }
     return true;
   };
-  const found = (shift: number): Delta => {
+  const found = (shift: number): Delta & { kind: "found" } => {
     let start = mark.base + mark.hashes.length - shift;
     for (let i = 0; i < mark.hashes.length; i++) {
       const abs = mark.base + i - shift;
@@ -300,39 +328,63 @@ export function compare(mark: CursorState, snap: Snapshot): Delta {
     const rows = start < end1 ? snap.rows.slice(start - snap.first, end1 - snap.first) : [];
     return { kind: "found", shift, start, rows };
   };
+  /**
+   * History lost; `nearest` is the smallest shift at which the rows appear
+   * to be, if any: rows after it are new whichever place is the real one.
+   */
+  const lost = (nearest: number | undefined): Delta => {
+    const newFrom = nearest === undefined ? 0 : found(nearest).start;
+    if (snap.first > newFrom) return { kind: "need-history" };
+    return { kind: "lost", historyLost: true, rows: screen(), newFrom };
+  };
 
   // Blank rows prove nothing (a trim can move blank rows onto blank rows):
   // without a non-blank row to compare, "nothing dropped" rests on tmux's
   // counts alone, and those cannot rule out a trim once the history is as
   // full as a trim leaves it.
   const anchored = (count: number) => mark.hashes.slice(0, count).some((h) => h !== BLANK);
-  const undropped = (count: number) => anchored(count) || !mayHaveTrimmed(snap.state);
+  const undropped = (count: number) => anchored(count) || !trimmable;
 
   // Nothing dropped: every settled row where it was.
   const same = agrees(0, 0, settled);
   if (same === null) return { kind: "need-history" };
   if (same && snap.state.historySize >= mark.top && undropped(settled)) return found(0);
 
-  // History dropped above the rows (trim or clear): find them higher up,
-  // nearest first. At least one non-blank settled row has to survive.
+  // The history rows are intact (so nothing was dropped above them) but
+  // screen rows above the cursor may have changed: a redraw.
+  const inPlace = snap.state.historySize >= mark.top && agrees(0, 0, history) === true;
+
+  // History dropped above the rows (trim or clear): find them higher up.
+  // At least one non-blank settled row has to survive.
   const nonBlank = mark.hashes.slice(0, settled).map((h, i) => (h === BLANK ? -1 : i))
     .filter((i) => i >= 0);
+  const matches: number[] = [];
   if (nonBlank.length > 0) {
     if (snap.first > 0) return { kind: "need-history" };
     const lastNonBlank = nonBlank[nonBlank.length - 1];
     for (let shift = 1; mark.base + lastNonBlank - shift >= 0; shift++) {
-      if (agrees(shift, 0, settled)) return found(shift);
+      if (agrees(shift, 0, settled)) matches.push(shift);
     }
   }
+  const possible = matches.filter((shift) => trimmable ? shift % tenth === 0 : shift >= mark.top);
+  // Rows after the nearest place the rows may really be are new in any
+  // case. Besides the places above, a clear followed by trims leaves what
+  // survives of them at line 0 after any shift; a place further down that
+  // no trim explains is a repeat, never them.
+  const nearest = same || inPlace
+    ? 0
+    : matches.find((shift) => shift % tenth === 0 || shift >= mark.top);
+  // Non-blank history rows unchanged where they were vouch for a redraw
+  // just as strongly as a shifted match vouches for a trim: both is a tie.
+  const redrawn = inPlace && anchored(history);
+  if (possible.length === 1 && !redrawn) return found(possible[0]);
+  if (possible.length > 0) return lost(nearest);
 
-  // The history rows are intact but screen rows above the cursor changed:
-  // a program rewrote the screen (a full-screen redraw, a multi-line
+  // A program rewrote the screen (a full-screen redraw, a multi-line
   // progress display). Everything from the first changed row is new. With
   // no history rows to vouch for it (a cursor taken before the pane ever
   // scrolled), a trim looks just like a redraw: only tmux's counts can tell.
-  if (snap.state.historySize >= mark.top && agrees(0, 0, history) && undropped(history)) {
-    return found(0);
-  }
+  if (inPlace && undropped(history)) return found(0);
 
-  return { kind: "lost", historyLost: true, rows: screen() };
+  return lost(nearest);
 }

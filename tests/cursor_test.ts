@@ -113,6 +113,11 @@ function found(delta: Delta): { shift: number; rows: string[] } {
   return { shift: delta.shift, rows: delta.rows };
 }
 
+/** `count` numbered rows `prefix1`… */
+function numbered(prefix: string, count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `${prefix}${i + 1}`);
+}
+
 const H = ["h1", "h2", "h3", "h4", "h5"];
 
 Deno.test("compare: nothing new gives no rows", () => {
@@ -144,23 +149,78 @@ Deno.test("compare: rows rewritten above the cursor (a redraw) come back from th
   assertEquals(found(compare(markOf(before), after)).rows, ["MID", "low", "$ "]);
 });
 
+/**
+ * The pane after `printed` replaced the screen from the cursor's row down:
+ * rows scroll into the history and tmux trims it as grid.c does (a tenth of
+ * `limit` whenever a row scrolls into a full history).
+ */
+function printed(before: Snapshot, rows: string[], limit = 100): Snapshot {
+  const { historySize, height, cursorY } = before.state;
+  const all = [...before.rows.slice(0, historySize + cursorY), ...rows];
+  const scrolls = Math.max(0, all.length - height - historySize);
+  let size = historySize;
+  let dropped = 0;
+  for (let i = 0; i < scrolls; i++) {
+    if (size >= limit) {
+      size -= Math.max(1, Math.floor(limit / 10));
+      dropped += Math.max(1, Math.floor(limit / 10));
+    }
+    size++;
+  }
+  const held = all.slice(dropped);
+  const screen = held.slice(-height);
+  while (screen.length < height) screen.push("");
+  const history = held.slice(0, Math.max(0, held.length - height));
+  return snap(history, screen, Math.min(held.length - history.length, height) - 1);
+}
+
 Deno.test("compare: trimmed history shifts the rows up and they are still found", () => {
-  const history = Array.from({ length: 20 }, (_, i) => `old${i}`);
-  const before = snap(history, ["a", "b", "$ ", ""], 2);
-  // tmux dropped the 6 oldest rows; 3 new rows were printed since.
-  const all = [...history.slice(6), "a", "b", "$ run", "new1", "new2", "$ "];
-  const after = snap(all.slice(0, all.length - 4), all.slice(all.length - 4), 3);
+  // History limit 100 and 95 lines held: nine more rows scrolling reach the
+  // limit once, and tmux drops the oldest 10.
+  const before = snap(numbered("old", 95), ["a", "b", "$ ", ""], 2);
+  const after = printed(before, ["$ run", ...numbered("new", 9), "$ "]);
+  assertEquals(after.state.historySize, 94);
   assertEquals(found(compare(markOf(before), after)), {
-    shift: 6,
-    rows: ["$ run", "new1", "new2", "$ "],
+    shift: 10,
+    rows: ["$ run", ...numbered("new", 9), "$ "],
   });
+});
+
+Deno.test("compare: the same rows printed again are not taken for a trim", () => {
+  // A full history (limit 100) and `seq 1 50` on the screen; then `seq 1 150`:
+  // tmux trims again and again, and the history it keeps holds 39..50 once
+  // more, at a shift no trim makes; the rows the cursor saw are gone.
+  const history = [...numbered("x", 60), "$ seq 1 50", ...numbered("", 41)].slice(-97);
+  const before = snap(history, ["42", "43", "44", "45", "46", "47", "48", "49", "50", "$ "], 9);
+  const after = printed(before, ["$ seq 1 150", ...numbered("", 150), "$ "]);
+  const delta = compare(markOf(before), after);
+  assert(delta.kind === "lost" && delta.historyLost, `lost, got ${JSON.stringify(delta)}`);
+  // Only what follows the repeat at the top is surely new: a clear and then
+  // trims could have left the remembered rows there.
+  assertEquals(after.rows[delta.newFrom], "51");
+});
+
+Deno.test("compare: two places a trim could have moved the rows to is lost, not a guess", () => {
+  // Rows that repeat every 10 lines: after a trim they fit at 10 and at 20.
+  const cycle = numbered("c", 10);
+  const history = Array.from({ length: 95 }, (_, i) => cycle[i % 10]);
+  const before = snap(history, ["c6", "c7", "$ "], 2);
+  const all = [...history, "c6", "c7", ...cycle, ...cycle, "$ "].slice(30);
+  const after = snap(all.slice(0, all.length - 3), all.slice(all.length - 3), 2);
+  const delta = compare(markOf(before), after);
+  assert(delta.kind === "lost" && delta.historyLost, `lost, got ${JSON.stringify(delta)}`);
 });
 
 Deno.test("compare: cleared history is lost and returns the screen", () => {
   const before = snap(H, ["a", "b", "$ ", ""], 2);
   const after = snap([], ["x1", "x2", "x3", "$ "], 3);
   const delta = compare(markOf(before), after);
-  assertEquals(delta, { kind: "lost", historyLost: true, rows: ["x1", "x2", "x3", "$ "] });
+  assertEquals(delta, {
+    kind: "lost",
+    historyLost: true,
+    rows: ["x1", "x2", "x3", "$ "],
+    newFrom: 0,
+  });
 });
 
 Deno.test("compare: a width change is lost without lost history", () => {
@@ -171,18 +231,14 @@ Deno.test("compare: a width change is lost without lost history", () => {
 });
 
 Deno.test("compare: a partial read asks for the history when the rows moved", () => {
-  const before = snap(H, ["a", "b", "$ "], 2);
-  const full = snap(H.slice(2), ["a", "b", "$ ", "c"], 3);
+  const before = snap(numbered("old", 95), ["a", "b", "$ "], 2);
+  const full = printed(before, ["$ run", ...numbered("new", 8), "$ "]);
+  const top = full.state.historySize;
   // Only the screen was read, and the rows are not where they were.
-  const partial: Snapshot = { ...full, first: 3, rows: full.rows.slice(3) };
+  const partial: Snapshot = { ...full, first: top, rows: full.rows.slice(top) };
   assertEquals(compare(markOf(before), partial).kind, "need-history");
-  assertEquals(found(compare(markOf(before), full)).shift, 2);
+  assertEquals(found(compare(markOf(before), full)).shift, 10);
 });
-
-/** `count` numbered rows `prefix1`… */
-function numbered(prefix: string, count: number): string[] {
-  return Array.from({ length: count }, (_, i) => `${prefix}${i + 1}`);
-}
 
 Deno.test("compare: a cursor from before the pane scrolled sees a trim as lost, not a redraw", () => {
   // History limit 100: tmux keeps 91 to 100 lines once it has trimmed.
@@ -190,7 +246,8 @@ Deno.test("compare: a cursor from before the pane scrolled sees a trim as lost, 
     const before = snap([], screen, screen.length - 1);
     const after = snap(numbered("n", 95), ["n96", "n97", "$ "], 2);
     const delta = compare(markOf(before), after);
-    assertEquals(delta, { kind: "lost", historyLost: true, rows: ["n96", "n97", "$ "] });
+    assert(delta.kind === "lost" && delta.historyLost, JSON.stringify(delta));
+    assertEquals(delta.rows, ["n96", "n97", "$ "]);
   }
 });
 

@@ -436,6 +436,36 @@ Deno.test("capture_since: history trimmed at history-limit", async () => {
   }
 });
 
+Deno.test("capture_since: output repeating the cursor's rows in a full history is not taken for a trim", async () => {
+  const { fixture, session, pane } = await setup({ height: 10, historyLimit: 100 });
+  try {
+    // Echoed commands of a fixed length (the pane's own $TMUX names the
+    // socket), so the repeat lands at the same place every run.
+    const run = async (command: string, channel: string) => {
+      const done = fixture.tmux("wait-for", channel);
+      await type(fixture, pane, `${command}; tmux wait-for -S ${channel}`);
+      await done;
+    };
+    await run("seq 1 300", "fill");
+    await run("seq 1 50", "first");
+    const c = await session.ok<SinceResult>("capture_since", { paneId: pane });
+    // The same command, longer: 1..50 again, and more than the history holds.
+    await run("seq 1 150", "again");
+    const r = await session.ok<SinceResult>("capture_since", {
+      paneId: pane,
+      cursor: c.cursor,
+      maxLines: 1000,
+    });
+    // tmux kept only the end of it: the rows the cursor saw are gone, and
+    // lines before what tmux still holds are missing.
+    assertEquals(r.anchorLost, true, `${r.content.lines.slice(0, 3)}`);
+    assert(r.linesMissed >= 1, `linesMissed: ${r.linesMissed}`);
+    assert(r.content.lines.includes("150"), `the visible screen: ${r.content.lines}`);
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
 Deno.test("capture_since: a cursor from before the pane ever scrolled reports a trim as lost", async () => {
   const { fixture, session, pane } = await setup({ height: 10, historyLimit: 100 });
   try {
