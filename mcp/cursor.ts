@@ -7,8 +7,9 @@
  * rather than the one for a tampered cursor.
  *
  * Layout (big-endian), then base64url: version (1), instance id (8), pane
- * number (4), pane pid (4), pane width (2), base (4), top (4), open (4), row
- * count (2), row hashes (4 each), signature (16).
+ * number (4), pane pid (4), pane width (2), base (4), top (4), open (4),
+ * open row length (2), row count (2), row hashes (4 each), signature (16).
+ * Version 1 lacked the open row length.
  *
  * @module
  */
@@ -29,14 +30,16 @@ export interface CursorState {
   top: number;
   /** Absolute line number of the cursor's row: rows from here may still change. */
   open: number;
+  /** Length (UTF-16 units) of the cursor's row's text: typing onto it keeps it as a prefix. */
+  openLength: number;
   /** Hash of each remembered row ({@link rowHash}). */
   hashes: number[];
 }
 
-const VERSION = 1;
+const VERSION = 2;
 const INSTANCE_BYTES = 8;
 const MAC_BYTES = 16;
-const HEADER_BYTES = 1 + INSTANCE_BYTES + 4 + 4 + 2 + 4 + 4 + 4 + 2;
+const HEADER_BYTES = 1 + INSTANCE_BYTES + 4 + 4 + 2 + 4 + 4 + 4 + 2 + 2;
 /** The most rows a cursor remembers (a screen taller than this is remembered by its top rows). */
 export const MAX_CURSOR_ROWS = 1024;
 
@@ -85,8 +88,9 @@ export async function encodeCursor(state: CursorState): Promise<string> {
   view.setUint32(at + 10, state.base);
   view.setUint32(at + 14, state.top);
   view.setUint32(at + 18, state.open);
-  view.setUint16(at + 22, count);
-  at += 24;
+  view.setUint16(at + 22, Math.min(state.openLength, 0xffff));
+  view.setUint16(at + 24, count);
+  at += 26;
   for (let i = 0; i < count; i++) view.setUint32(at + i * 4, state.hashes[i]);
   const signature = await mac(body);
   const all = new Uint8Array(body.length + MAC_BYTES);
@@ -102,6 +106,13 @@ function malformed(): ToolError {
   );
 }
 
+function foreign(): ToolError {
+  return new ToolError(
+    "the cursor was issued by another server process (cursors do not survive a restart of this server)",
+    "Call capture_since without a cursor to start again from the visible screen.",
+  );
+}
+
 /**
  * Verifies and decodes a cursor string. Throws a ToolError saying whether it
  * is malformed, from another server process, or altered; never echoes it.
@@ -111,12 +122,11 @@ export async function decodeCursor(text: string): Promise<CursorState> {
   if (!all || all.length < HEADER_BYTES + MAC_BYTES) throw malformed();
   const body = all.subarray(0, all.length - MAC_BYTES);
   const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
+  // Only an older server process can have issued a version-1 cursor.
+  if (view.getUint8(0) === 1) throw foreign();
   if (view.getUint8(0) !== VERSION) throw malformed();
   if (!sameBytes(body.subarray(1, 1 + INSTANCE_BYTES), instance)) {
-    throw new ToolError(
-      "the cursor was issued by another server process (cursors do not survive a restart of this server)",
-      "Call capture_since without a cursor to start again from the visible screen.",
-    );
+    throw foreign();
   }
   const signature = await mac(body);
   if (!sameBytes(all.subarray(all.length - MAC_BYTES), signature)) {
@@ -126,7 +136,7 @@ export async function decodeCursor(text: string): Promise<CursorState> {
     );
   }
   const at = 1 + INSTANCE_BYTES;
-  const count = view.getUint16(at + 22);
+  const count = view.getUint16(at + 24);
   if (body.length !== HEADER_BYTES + count * 4) throw malformed();
   const hashes: number[] = [];
   for (let i = 0; i < count; i++) hashes.push(view.getUint32(HEADER_BYTES + i * 4));
@@ -137,6 +147,7 @@ export async function decodeCursor(text: string): Promise<CursorState> {
     base: view.getUint32(at + 10),
     top: view.getUint32(at + 14),
     open: view.getUint32(at + 18),
+    openLength: view.getUint16(at + 22),
     hashes,
   };
 }

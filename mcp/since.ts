@@ -15,8 +15,10 @@
  * the numbers shift; found nowhere, the history they were in is gone.
  * A cursor taken before the pane first scrolled remembers no history rows,
  * and its screen rows may be blank or rewritten: then only tmux's counts
- * (history size against the limit) can rule out a trim, and where they
- * cannot, the comparison says the history is lost rather than guess a redraw.
+ * (history size against the limit) can rule out a trim, only the cursor's
+ * row (still starting with what it held) a clear after rows scrolled, and
+ * where they cannot, the comparison says the history is lost rather than
+ * guess a redraw.
  *
  * @module
  */
@@ -219,13 +221,15 @@ export function markOf(snap: Snapshot): CursorState {
   const end = Math.min(contentEnd(snap), base + MAX_CURSOR_ROWS);
   const hashes: number[] = [];
   for (let abs = base; abs < end; abs++) hashes.push(hashAt(snap, abs) ?? BLANK);
+  const open = Math.min(top + snap.state.cursorY, end);
   return {
     paneId: snap.state.paneId,
     pid: snap.state.pid,
     width: snap.state.width,
     base,
     top,
-    open: Math.min(top + snap.state.cursorY, end),
+    open,
+    openLength: snap.rows[open - snap.first]?.length ?? 0,
     hashes,
   };
 }
@@ -338,12 +342,22 @@ export function compare(mark: CursorState, snap: Snapshot): Delta {
     return { kind: "lost", historyLost: true, rows: screen(), newFrom };
   };
 
+  // Typing onto the cursor's row keeps what it held as a prefix; after
+  // rows scrolled away and a clear, an unrelated row has its line number.
+  const openKept = () => {
+    const i = mark.open - mark.base;
+    if (i >= mark.hashes.length) return true;
+    const row = snap.rows[mark.open - snap.first];
+    return row !== undefined && row.length >= mark.openLength &&
+      rowHash(row.slice(0, mark.openLength)) === mark.hashes[i];
+  };
   // Blank rows prove nothing (a trim can move blank rows onto blank rows):
   // without a non-blank row to compare, "nothing dropped" rests on tmux's
-  // counts alone, and those cannot rule out a trim once the history is as
-  // full as a trim leaves it.
+  // counts, which cannot rule out a trim once the history is as full as a
+  // trim leaves it, and never rule out a clear after rows scrolled: then the
+  // cursor's row has to still start with what it held (blank: no evidence).
   const anchored = (count: number) => mark.hashes.slice(0, count).some((h) => h !== BLANK);
-  const undropped = (count: number) => anchored(count) || !trimmable;
+  const undropped = (count: number) => anchored(count) || (!trimmable && openKept());
 
   // Nothing dropped: every settled row where it was.
   const same = agrees(0, 0, settled);
@@ -383,7 +397,8 @@ export function compare(mark: CursorState, snap: Snapshot): Delta {
   // A program rewrote the screen (a full-screen redraw, a multi-line
   // progress display). Everything from the first changed row is new. With
   // no history rows to vouch for it (a cursor taken before the pane ever
-  // scrolled), a trim looks just like a redraw: only tmux's counts can tell.
+  // scrolled), a trim or a clear after scrolling looks just like a redraw:
+  // only tmux's counts and the cursor's row can tell.
   if (inPlace && undropped(history)) return found(0);
 
   return lost(nearest);

@@ -17,6 +17,7 @@ const STATE: CursorState = {
   base: 7,
   top: 10,
   open: 12,
+  openLength: 2,
   hashes: [rowHash("a"), rowHash("b"), rowHash(""), rowHash("x"), rowHash("$ ")],
 };
 
@@ -81,6 +82,9 @@ Deno.test("cursor: malformed text, truncation and a wrong version are refused", 
   const bytes = bytesOf(text);
   bytes[0] = 9;
   assert((await refusal(textOf(bytes))).includes("malformed"));
+  // Version 1 (no open row length) came from an older server process.
+  bytes[0] = 1;
+  assert((await refusal(textOf(bytes))).includes("another server process"));
 });
 
 Deno.test("rowHash: stable and distinguishes rows", () => {
@@ -262,4 +266,20 @@ Deno.test("compare: a cursor from before the pane scrolled still gets every row 
   const drawn = snap([], ["top", "mid", "$ "], 2);
   const redrawn = snap([], ["TOP", "mid", "$ "], 2);
   assertEquals(found(compare(markOf(drawn), redrawn)).rows, ["TOP", "mid", "$ "]);
+});
+
+Deno.test("compare: a clear after rows scrolled is lost even with no rows to vouch", () => {
+  // A fresh pane: only the prompt, on the top row. `seq 1 25` scrolled 19
+  // rows into the history, then the history was cleared: the screen is
+  // all that is left and the count is back at zero.
+  const before = snap([], ["$", "", "", "", "", "", "", "", "", ""], 0);
+  const scrolled = printed(before, ["$ seq 1 25", ...numbered("", 25), "$"]);
+  const rows = scrolled.rows.slice(scrolled.state.historySize);
+  const cleared = snap([], rows, scrolled.state.cursorY);
+  const delta = compare(markOf(before), cleared);
+  assert(delta.kind === "lost" && delta.historyLost, `lost, got ${JSON.stringify(delta)}`);
+  assertEquals(delta.rows.at(-1), "$");
+  // Typed onto the prompt, nothing scrolled: every row is new, none missed.
+  const typed = snap([], ["$ seq 1 3", "1", "2", "3", "$", "", "", "", "", ""], 4);
+  assertEquals(found(compare(markOf(before), typed)).rows, ["$ seq 1 3", "1", "2", "3", "$"]);
 });

@@ -507,6 +507,34 @@ Deno.test("capture_since: a cursor from before the pane ever scrolled reports a 
   }
 });
 
+Deno.test("capture_since: a clear after rows scrolled is missed lines, even from a fresh screen", async () => {
+  const { fixture, session, pane } = await setup({ height: 10 });
+  try {
+    await fixture.runInPane(pane, "clear");
+    await fixture.tmux("clear-history", "-t", pane);
+    // Only the prompt, on the top row: the cursor remembers no rows above it.
+    const c = await session.ok<SinceResult>("capture_since", { paneId: pane });
+    await fixture.runInPane(pane, "seq 1 25");
+    await fixture.tmux("clear-history", "-t", pane);
+    const r = await session.ok<SinceResult>("capture_since", { paneId: pane, cursor: c.cursor });
+    assertEquals(r.anchorLost, true, `${r.content.lines}`);
+    assert(r.linesMissed >= 1, `linesMissed: ${r.linesMissed}`);
+    assert(r.content.lines.includes("25"), `the visible screen: ${r.content.lines}`);
+    // Nothing scrolled: the command typed onto the prompt and its output, all of it.
+    await fixture.runInPane(pane, "clear");
+    const d = await session.ok<SinceResult>("capture_since", { paneId: pane });
+    await fixture.runInPane(pane, "seq 1 3");
+    const typed = await session.ok<SinceResult>("capture_since", {
+      paneId: pane,
+      cursor: d.cursor,
+    });
+    assertEquals([typed.anchorLost, typed.linesMissed], [false, 0]);
+    assertEquals(typed.content.lines.filter((l) => /^\d+$/.test(l)), ["1", "2", "3"]);
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
 Deno.test("capture_since: refuses a cursor from before a respawn, a forged one, another pane's", async () => {
   const { fixture, session, pane } = await setup();
   try {
