@@ -14,7 +14,7 @@ import { budgetLines, type Content, utf8Length } from "./budget.ts";
 import type { CursorState } from "./cursor.ts";
 import type { Matcher } from "./pattern.ts";
 import type { ToolContext } from "./registry.ts";
-import { compare, markOf, neededFrom, readSnapshot, type Snapshot } from "./since.ts";
+import { compare, contentEnd, markOf, neededFrom, readSnapshot, type Snapshot } from "./since.ts";
 
 /** How a wait ended. */
 export type WaitOutcome =
@@ -77,6 +77,18 @@ class Tail {
     }
     this.rows.push(...rows);
     if (this.rows.length > this.limit) this.#drop(this.rows.length - this.limit);
+  }
+
+  /**
+   * The place in the pane was lost (tmux dropped or cleared the rows the
+   * wait remembered): the rows held so far and at least one unseen line
+   * count as dropped, and the tail starts again with `rows` at `start`.
+   */
+  lose(start: number, rows: string[]): void {
+    this.#drop(this.rows.length);
+    this.droppedLines += 1;
+    this.droppedBytes += 1;
+    this.put(start, rows, true);
   }
 
   /** History dropped above: every line number moved up by `shift`. */
@@ -209,12 +221,18 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
       if (delta.kind === "need-history") return undefined;
       snap = next;
       mark = markOf(next);
-      const rows = delta.rows;
+      let rows = delta.rows;
       let start: number;
       if (delta.kind === "found") {
         tail.shift(delta.shift);
         tail.put(delta.start, rows);
         start = delta.start;
+      } else if (delta.historyLost) {
+        // Everything tmux still holds from newFrom on was written during
+        // the wait, however much before it went missing: test all of it.
+        start = delta.newFrom;
+        rows = next.rows.slice(start - next.first, contentEnd(next) - next.first);
+        tail.lose(start, rows);
       } else {
         start = next.state.historySize;
         tail.put(start, rows, true);

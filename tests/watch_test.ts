@@ -28,7 +28,7 @@ interface WaitResult {
   matchedPattern: string | null;
   matchedIndex: number | null;
   presentAtEntry: boolean;
-  tail: { lines: string[]; truncated: boolean };
+  tail: { lines: string[]; truncated: boolean; droppedLines: number };
   elapsedSeconds: number;
   effectiveTimeoutSeconds: number;
   wakeup: string;
@@ -234,6 +234,30 @@ Deno.test("wait_for_text: no patterns waits for any new output", async () => {
     assertEquals(r.matchedPattern, null);
     assertEquals(r.presentAtEntry, true, "the prompt counts as text on screen");
     assert(r.tail.lines.length > 0, "the tail shows what arrived");
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+Deno.test("wait_for_text: a burst that outruns the history still matches what tmux holds, and says lines went missing", async () => {
+  const { fixture, session, pane } = await setup({ height: 10, historyLimit: 100 });
+  const server = session.transport.pid!;
+  try {
+    await fixture.runInPane(pane, "seq 1 300");
+    const wait = startWait(session, { paneId: pane, patterns: ["^NEEDLE$"], timeoutSeconds: 10 });
+    await wait.armed;
+    // The server sleeps through the burst, so its next look comes after it:
+    // the rows it remembered are long gone, NEEDLE is 21 lines from the end.
+    Deno.kill(server, "SIGSTOP");
+    try {
+      await fixture.runInPane(pane, "seq 1 200; echo NEE''DLE; seq 1 20");
+    } finally {
+      Deno.kill(server, "SIGCONT");
+    }
+    const r = structured(await wait.result);
+    assertEquals(r.outcome, "matched", `tail: ${r.tail.lines.slice(-12)}`);
+    assertEquals(r.tail.truncated, true, "lines before what tmux holds are missing");
+    assert(r.tail.droppedLines >= 1, `droppedLines: ${r.tail.droppedLines}`);
   } finally {
     await teardown(fixture, session);
   }

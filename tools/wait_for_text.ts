@@ -48,7 +48,10 @@ export const waitForTextTool = defineTool({
     presentAtEntry: z.boolean().describe(
       "A pattern (with none: any text) was already on the visible screen when the wait began.",
     ),
-    tail: content.describe("What the pane printed during the wait, newest kept."),
+    tail: content.describe(
+      "What the pane printed during the wait, newest kept. When tmux dropped output before the wait " +
+        "read it (history limit, clear), truncated is true and droppedLines counts at least one line for it.",
+    ),
     elapsedSeconds: z.number(),
     effectiveTimeoutSeconds: z.number(),
     wakeup: z.enum(["control-mode", "polling"]).describe("How the wait learned about output."),
