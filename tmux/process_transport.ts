@@ -40,22 +40,17 @@ export class ProcessTransport implements Transport {
     });
     const result = await spawnTmux(this.binary, args, options);
     const stdout = decoder.decode(result.stdout);
-    if (result.code !== 0) {
-      throw classifyTmuxFailure(decoder.decode(result.stderr), this.socketLabel);
-    }
+    const stderr = result.stderr.length > 0 ? decoder.decode(result.stderr) : "";
+    if (result.code !== 0) throw classifyTmuxFailure(stderr, this.socketLabel);
     // tmux 3.3a exits 0 when it cannot create the socket of a server it was
     // asked to start (its directory is missing), having run nothing.
-    const firstLine = decoder.decode(result.stderr).trim().split("\n")[0];
-    const unusable = unusableSocket(firstLine, this.socketLabel);
+    const unusable = stderr && unusableSocket(stderr.trim().split("\n")[0], this.socketLabel);
     if (unusable) throw unusable;
     const parts = stdout.split(`${this.#marker}\n`);
     if (parts.length !== commands.length) {
       // A value that printed the marker itself cannot happen (it is random per
       // process), so a mismatch means tmux stopped early without an error.
-      throw classifyTmuxFailure(
-        decoder.decode(result.stderr) || "incomplete output",
-        this.socketLabel,
-      );
+      throw classifyTmuxFailure(stderr || "incomplete output", this.socketLabel);
     }
     return parts.map((part) => part.endsWith("\n") ? part.slice(0, -1) : part);
   }
