@@ -5,7 +5,7 @@
  * @module
  */
 
-import { TmuxError } from "../tmux/errors.ts";
+import { noSessionError } from "../tmux/errors.ts";
 import { budgetLines, type Content } from "./budget.ts";
 import type { ToolContext } from "./registry.ts";
 
@@ -24,9 +24,9 @@ export async function resolvePane(
   const output = await ctx.tmux.one(["list-sessions", "-F", "#{pane_id}"]);
   const first = output.split("\n")[0];
   if (!first) {
-    throw new TmuxError(
-      "no_session",
-      `the tmux server on ${ctx.tmux.label} has no sessions, so there is no pane to read`,
+    throw noSessionError(
+      ctx.tmux.label,
+      ", so there is no pane to read",
       "Name a pane with paneId, or create a session first (create_session).",
     );
   }

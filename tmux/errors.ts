@@ -89,11 +89,18 @@ export function unusableSocket(text: string, socketLabel: string): TmuxError | n
   );
 }
 
-/** The error for a server that runs with no sessions, where a session was needed. */
-function noSessionError(socketLabel: string): TmuxError {
+/**
+ * The error for a server that runs with no sessions, where a session was
+ * needed; `consequence` and `hint` say more when the caller knows more.
+ */
+export function noSessionError(
+  socketLabel: string,
+  consequence = "",
+  hint = "Create a session first (create_session).",
+): TmuxError {
   return new TmuxError(
     "no_session",
-    `the tmux server on ${socketLabel} has no sessions`,
-    "Create a session first (create_session).",
+    `the tmux server on ${socketLabel} has no sessions${consequence}`,
+    hint,
   );
 }
