@@ -20,7 +20,7 @@ import { Prompts } from "./mcp/prompts.ts";
 import { DenoStdioTransport } from "./mcp/stdio.ts";
 import { TmuxMcpServer } from "./mcp/server.ts";
 import { checkToolNames, parseSettings, SettingsError, USAGE } from "./mcp/settings.ts";
-import { selectTools } from "./mcp/toolsets.ts";
+import { selectTools, TOOLSETS } from "./mcp/toolsets.ts";
 import { SERVER_NAME, SERVER_VERSION } from "./mcp/version.ts";
 import { Caller } from "./tmux/caller.ts";
 import { createTransport, isOwnSocket, Tmux } from "./tmux/client.ts";
@@ -58,8 +58,8 @@ async function main(argv: string[]): Promise<void> {
     .map((tool, _, all) => tool.specialize?.(all) ?? tool);
   if (tools.length === 0) {
     fail(
-      "the settings select no tools; name toolsets (--toolsets, from inspect, manage, execute, " +
-        "teardown) or tools (--tools), and exclude fewer.",
+      `the settings select no tools; name toolsets (--toolsets, from ${TOOLSETS.join(", ")}) ` +
+        "or tools (--tools), and exclude fewer.",
     );
   }
   const facts: RuntimeFacts = { tmuxBinary: null, tmuxVersion: null, startedServer: null };
