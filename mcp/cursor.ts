@@ -119,12 +119,12 @@ function foreign(): ToolError {
  */
 export async function decodeCursor(text: string): Promise<CursorState> {
   const all = fromBase64Url(text);
-  if (!all || all.length < HEADER_BYTES + MAC_BYTES) throw malformed();
+  // Only an older server process can have issued an older version, whatever
+  // its length; a newer or unknown one is no cursor of ours.
+  if (all && all.length > 0 && all[0] >= 1 && all[0] < VERSION) throw foreign();
+  if (!all || all.length < HEADER_BYTES + MAC_BYTES || all[0] !== VERSION) throw malformed();
   const body = all.subarray(0, all.length - MAC_BYTES);
   const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
-  // Only an older server process can have issued a version-1 cursor.
-  if (view.getUint8(0) === 1) throw foreign();
-  if (view.getUint8(0) !== VERSION) throw malformed();
   if (!sameBytes(body.subarray(1, 1 + INSTANCE_BYTES), instance)) {
     throw foreign();
   }

@@ -85,6 +85,8 @@ Deno.test("cursor: malformed text, truncation and a wrong version are refused", 
   // Version 1 (no open row length) came from an older server process.
   bytes[0] = 1;
   assert((await refusal(textOf(bytes))).includes("another server process"));
+  // A version-1 cursor was shorter than a version-2 header can be.
+  assert((await refusal(textOf(bytes.slice(0, 20)))).includes("another server process"));
 });
 
 Deno.test("rowHash: stable and distinguishes rows", () => {
