@@ -235,7 +235,7 @@ export function markOf(snap: Snapshot): CursorState {
 }
 
 /** How many lines one trim drops: a tenth of the pane's `history-limit`, at least one (tmux's grid.c). */
-export function trimStep(state: PaneState): number {
+function trimStep(state: PaneState): number {
   return Math.max(1, Math.floor(state.historyLimit / 10));
 }
 
@@ -246,7 +246,7 @@ export function trimStep(state: PaneState): number {
  * `limit - tenth + 1` lines, and it only grows from there until a clear.
  * A smaller history has not been trimmed since it was last cleared.
  */
-export function mayHaveTrimmed(state: PaneState): boolean {
+function mayHaveTrimmed(state: PaneState): boolean {
   return state.historySize >= Math.max(1, state.historyLimit - trimStep(state) + 1);
 }
 

@@ -15,7 +15,7 @@ import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
 /** The longest line accepted, as the SDK's own transport (10 MiB). */
 const MAX_LINE_BYTES = 10 * 1024 * 1024;
@@ -206,14 +206,18 @@ export class DenoStdioTransport implements Transport {
 }
 
 /** A JSON-RPC error answer to a line that is no valid message (its id may be null). */
-export interface InvalidAnswer {
+interface InvalidAnswer {
   jsonrpc: "2.0";
   id: string | number | null;
   error: { code: number; message: string };
 }
 
 function invalidRequest(id: string | number | null, why: string): InvalidAnswer {
-  return { jsonrpc: "2.0", id, error: { code: -32600, message: `Invalid request: ${why}` } };
+  return {
+    jsonrpc: "2.0",
+    id,
+    error: { code: ErrorCode.InvalidRequest, message: `Invalid request: ${why}` },
+  };
 }
 
 /**
@@ -221,7 +225,7 @@ function invalidRequest(id: string | number | null, why: string): InvalidAnswer 
  * error, or an invalid request answered with its id when one can be read;
  * null for a malformed answer (no answer is due).
  */
-export function invalidLineAnswer(line: string): InvalidAnswer | null {
+function invalidLineAnswer(line: string): InvalidAnswer | null {
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -229,7 +233,7 @@ export function invalidLineAnswer(line: string): InvalidAnswer | null {
     return {
       jsonrpc: "2.0",
       id: null,
-      error: { code: -32700, message: "Parse error: the line is not JSON" },
+      error: { code: ErrorCode.ParseError, message: "Parse error: the line is not JSON" },
     };
   }
   if (Array.isArray(value)) return invalidRequest(null, "batches are not supported");
