@@ -207,13 +207,19 @@ Deno.test("compare: the same rows printed again are not taken for a trim", () =>
 });
 
 Deno.test("compare: two places a trim could have moved the rows to is lost, not a guess", () => {
-  // Rows that repeat every 10 lines: after a trim they fit at 10 and at 20.
-  const cycle = numbered("c", 10);
-  const history = Array.from({ length: 95 }, (_, i) => cycle[i % 10]);
-  const before = snap(history, ["c6", "c7", "$ "], 2);
-  const all = [...history, "c6", "c7", ...cycle, ...cycle, "$ "].slice(30);
-  const after = snap(all.slice(0, all.length - 3), all.slice(all.length - 3), 2);
-  const delta = compare(markOf(before), after);
+  // 22 rows printed into a history of 95 (limit 100): tmux trims twice, so
+  // the remembered rows move up by 20. Built from rows that repeat every 10
+  // lines, they also fit at a shift of 10, and either could be the truth.
+  const print = (rows: string[]) => {
+    const before = snap(rows.slice(0, 95), [rows[95], rows[96], "$ "], 2);
+    const after = printed(before, ["$ x", ...rows.slice(97, 117), "$ "]);
+    assertEquals(after.state.historySize, 96);
+    return compare(markOf(before), after);
+  };
+  // Rows that do not repeat are found at the one place the trims put them.
+  assertEquals(found(print(numbered("u", 117))).shift, 20);
+  const cycle = Array.from({ length: 117 }, (_, i) => `c${i % 10}`);
+  const delta = print(cycle);
   assert(delta.kind === "lost" && delta.historyLost, `lost, got ${JSON.stringify(delta)}`);
 });
 
