@@ -304,7 +304,9 @@ serverTest(
     for (let i = 0; i < 12; i++) await fx.tmux("new-window", "-d", "-t", "main");
     const big = await s.call("list_panes", {});
     assert(big.isError, "13 panes do not fit 4,000 bytes");
-    assertStringIncludes(String((big.content as { text: string }[])[0].text), "byte budget");
+    const bigText = String((big.content as { text: string }[])[0].text);
+    assertStringIncludes(bigText, "byte budget");
+    assertStringIncludes(bigText, "Give windowId");
     assertEquals(big.structuredContent, undefined);
     // One window of ten panes: the error names the narrower reads, and they work.
     const windowId = await fx.tmux("display-message", "-p", "-t", "main:0", "#{window_id}");

@@ -143,7 +143,7 @@ Deno.test("stdio wire: split bytes, CRLF, a garbage line, initialize, ping, task
       message: "Parse error: the line is not JSON",
     });
     await server.write('{"jsonrpc":"2.0","id":20}\n[{"jsonrpc":"2.0","id":21,"method":"ping"}]\n');
-    assertEquals((await server.answer(20)).error && (await server.answer(20)).id, 20);
+    assertEquals(((await server.answer(20)).error as { code: number }).code, -32600);
     assertStringIncludes(JSON.stringify((await server.answer(null)).error), "batches");
 
     await server.write(
