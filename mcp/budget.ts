@@ -6,6 +6,8 @@
  * @module
  */
 
+import { CUT_MARK, CUT_MARK_BYTES, keepTailBytes } from "../tmux/utf8.ts";
+
 /** Text lines with what was cut to fit the budgets. */
 export interface Content {
   /** The kept lines, oldest first. */
@@ -27,19 +29,6 @@ export function utf8Length(text: string): number {
   // deno-lint-ignore no-control-regex
   return /^[\x00-\x7f]*$/.test(text) ? text.length : encoder.encode(text).length;
 }
-
-/** Keeps the last `maxBytes` UTF-8 bytes of `text`, starting on a character boundary. */
-export function keepTailBytes(text: string, maxBytes: number): string {
-  const bytes = encoder.encode(text);
-  if (bytes.length <= maxBytes) return text;
-  let start = bytes.length - Math.max(0, maxBytes);
-  while (start < bytes.length && (bytes[start] & 0xc0) === 0x80) start++;
-  return decoder.decode(bytes.subarray(start));
-}
-
-/** Stands for text cut from either end of an excerpt. */
-export const CUT_MARK = "\u2026";
-const CUT_MARK_BYTES = 3;
 
 /**
  * At most `maxBytes` UTF-8 bytes of `text` that keep the span `[start, end)`

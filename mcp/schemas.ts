@@ -6,8 +6,8 @@
  */
 
 import { z } from "zod";
-import { LABEL_CUT_MARK } from "../tmux/format.ts";
-import { LABEL_MAX_BYTES } from "../tmux/views.ts";
+import { LABEL_MAX_BYTES } from "../tmux/format.ts";
+import { CUT_MARK } from "../tmux/utf8.ts";
 import { PANE_ID, SESSION_ID, WINDOW_ID } from "../tmux/targets.ts";
 
 /** A pane id such as `%3`. */
@@ -68,7 +68,7 @@ export const content = z.object({
 
 /** How a view's label field says it may be cut (tmux/views.ts). */
 function labelNote(what: string): string {
-  return `At most ${LABEL_MAX_BYTES} UTF-8 bytes; a longer ${what} is cut and ends in ${LABEL_CUT_MARK}.`;
+  return `At most ${LABEL_MAX_BYTES} UTF-8 bytes; a longer ${what} is cut and ends in ${CUT_MARK}.`;
 }
 
 /** CONTRACT §5 PaneView. */

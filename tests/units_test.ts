@@ -2,13 +2,8 @@
 
 import { renderPanes, renderSessions, word } from "../mcp/render_views.ts";
 import { assert, assertEquals, assertThrows } from "./assert.ts";
-import {
-  budgetLines,
-  type Content,
-  contentText,
-  keepTailBytes,
-  utf8Length,
-} from "../mcp/budget.ts";
+import { budgetLines, type Content, contentText, utf8Length } from "../mcp/budget.ts";
+import { keepTailBytes } from "../tmux/utf8.ts";
 import { renderJson, resultBytes, successResult } from "../mcp/results.ts";
 import { parseSettings, SETTING_ENV_NAMES, SettingsError } from "../mcp/settings.ts";
 import { selectTools } from "../mcp/toolsets.ts";

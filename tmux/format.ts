@@ -12,6 +12,7 @@
  */
 
 import { TmuxError } from "./errors.ts";
+import { CUT_MARK, CUT_MARK_BYTES, keepHeadBytes } from "./utf8.ts";
 
 const TOKEN = crypto.getRandomValues(new Uint32Array(2)).reduce(
   (text, n) => text + n.toString(16).padStart(8, "0"),
@@ -44,35 +45,34 @@ export function optionalText(variable: string): Field<string | null> {
   return { variable, parse: (raw) => (raw === "" ? null : raw) };
 }
 
-/** Marks a label that was cut. */
-export const LABEL_CUT_MARK = "\u2026";
+/**
+ * The most UTF-8 bytes a {@link label} keeps, its cut mark included: programs
+ * set labels (pane title, running command, window name) to any length, and
+ * one pane's view must fit the smallest --max-bytes. Session names are no
+ * labels: they are set only through tmux commands and are looked up by name.
+ */
+export const LABEL_MAX_BYTES = 256;
 
 /**
- * Text of at most `maxBytes` UTF-8 bytes: a longer value keeps its start (on
- * a character boundary) and ends in {@link LABEL_CUT_MARK}, which the bound
- * includes. For labels a program can make as long as it likes (a title set by
- * an escape sequence), so one object's view always fits a result.
+ * Text of at most {@link LABEL_MAX_BYTES} UTF-8 bytes: a longer value keeps
+ * its start and ends in {@link CUT_MARK}, which the bound includes. For
+ * labels a program can make as long as it likes (a title set by an escape
+ * sequence), so one object's view always fits a result.
  */
-export function label(variable: string, maxBytes: number): Field<string> {
-  return { variable, parse: (raw) => cutLabel(raw, maxBytes) };
+export function label(variable: string): Field<string> {
+  return { variable, parse: cutLabel };
 }
 
 /** {@link label}, or null when tmux printed nothing. */
-export function optionalLabel(variable: string, maxBytes: number): Field<string | null> {
-  return { variable, parse: (raw) => (raw === "" ? null : cutLabel(raw, maxBytes)) };
+export function optionalLabel(variable: string): Field<string | null> {
+  return { variable, parse: (raw) => (raw === "" ? null : cutLabel(raw)) };
 }
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
-function cutLabel(raw: string, maxBytes: number): string {
+function cutLabel(raw: string): string {
   // Three UTF-8 bytes per UTF-16 unit at most: shorter strings need no encoding.
-  if (raw.length * 3 <= maxBytes) return raw;
-  const bytes = encoder.encode(raw);
-  if (bytes.length <= maxBytes) return raw;
-  let end = Math.max(0, maxBytes - encoder.encode(LABEL_CUT_MARK).length);
-  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--;
-  return decoder.decode(bytes.subarray(0, end)) + LABEL_CUT_MARK;
+  if (raw.length * 3 <= LABEL_MAX_BYTES) return raw;
+  const head = keepHeadBytes(raw, LABEL_MAX_BYTES - CUT_MARK_BYTES);
+  return head === raw ? raw : head + CUT_MARK;
 }
 
 /** An integer; NaN-free: an empty or odd value becomes 0. */

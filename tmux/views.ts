@@ -22,14 +22,6 @@ import {
 } from "./format.ts";
 import { paneTarget, SESSION_ID, sessionTarget, windowTarget } from "./targets.ts";
 
-/**
- * The most UTF-8 bytes of a label in a view (pane title, running command,
- * window name): programs set these to any length (escape sequences, argv[0]),
- * and one pane's view must fit the smallest --max-bytes. Session names are
- * whole: they are set only through tmux commands and are looked up by name.
- */
-export const LABEL_MAX_BYTES = 256;
-
 const PANE = {
   paneId: text("pane_id"),
   windowId: text("window_id"),
@@ -37,13 +29,13 @@ const PANE = {
   index: int("pane_index"),
   width: int("pane_width"),
   height: int("pane_height"),
-  title: optionalLabel("pane_title", LABEL_MAX_BYTES),
+  title: optionalLabel("pane_title"),
   active: flag("pane_active"),
   dead: flag("pane_dead"),
   zoomed: flag("window_zoomed_flag"),
   // pane_in_mode counts the modes stacked on the pane (2: view mode over copy mode).
   inMode: flag("#{?pane_in_mode,1,0}"),
-  currentCommand: optionalLabel("pane_current_command", LABEL_MAX_BYTES),
+  currentCommand: optionalLabel("pane_current_command"),
   currentPath: optionalText("pane_current_path"),
   pid: optionalInt("pane_pid"),
   historySize: optionalInt("history_size"),
@@ -54,7 +46,7 @@ const WINDOW = {
   windowId: text("window_id"),
   sessionId: text("session_id"),
   index: int("window_index"),
-  name: label("window_name", LABEL_MAX_BYTES),
+  name: label("window_name"),
   active: flag("window_active"),
   width: int("window_width"),
   height: int("window_height"),

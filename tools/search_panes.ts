@@ -1,7 +1,8 @@
 /** `search_panes`: which panes show text matching a pattern, and on which rows. */
 
 import { z } from "zod";
-import { CUT_MARK, excerptAround, utf8Length } from "../mcp/budget.ts";
+import { excerptAround, utf8Length } from "../mcp/budget.ts";
+import { CUT_MARK } from "../tmux/utf8.ts";
 import { callerPane } from "../mcp/panes.ts";
 import { compilePattern, loadPatternEngine } from "../mcp/pattern.ts";
 import { defineTool, readsTerminal } from "../mcp/registry.ts";
