@@ -86,8 +86,9 @@ export const captureSince = defineTool({
       } else if (delta.kind === "lost") {
         rows = delta.rows;
         anchorLost = true;
-        // Every line still in the history came after the lost rows; how many
-        // more tmux dropped cannot be known, so at least one is reported.
+        // The history is not returned, so its lines count as missed (those
+        // above delta.newFrom may repeat rows the caller saw); how many more
+        // tmux dropped cannot be known, so at least one is reported.
         if (delta.historyLost) linesMissed = Math.max(1, snap.state.historySize);
       } else {
         throw new ToolError("the pane changed while it was being read", "Try again.");
