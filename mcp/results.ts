@@ -27,6 +27,14 @@ export function errorResult(tool: string, error: unknown): ToolResult {
   return { isError: true, content: [{ type: "text", text: errorText(tool, error) }] };
 }
 
+/** The success result for `structured`: the structure and its rendering as the text block. */
+export function resultOf(
+  structured: Record<string, unknown>,
+  render: (value: Record<string, unknown>) => string = renderJson,
+): ToolResult {
+  return { content: [{ type: "text", text: render(structured) }], structuredContent: structured };
+}
+
 /** The byte size of `result` as it goes on the wire (without the JSON-RPC envelope). */
 export function resultBytes(result: ToolResult): number {
   return utf8Length(JSON.stringify(result));
@@ -65,10 +73,7 @@ export function successResult(
   overBudgetHint = RAISE_MAX_BYTES,
   changed = false,
 ): ToolResult {
-  const build = (): ToolResult => ({
-    content: [{ type: "text", text: render(structured) }],
-    structuredContent: structured,
-  });
+  const build = () => resultOf(structured, render);
   let result = build();
   if (render === renderJson && jsonResultBound(result.content[0].text) <= maxBytes) return result;
   let size = resultBytes(result);

@@ -6,7 +6,7 @@ import { CUT_MARK } from "../tmux/utf8.ts";
 import { callerPane } from "../mcp/panes.ts";
 import { compilePattern, loadPatternEngine } from "../mcp/pattern.ts";
 import { defineTool, readsTerminal } from "../mcp/registry.ts";
-import { jsonWireCost, renderJson, resultBytes } from "../mcp/results.ts";
+import { jsonWireCost, resultBytes, resultOf } from "../mcp/results.ts";
 import { optionalSession } from "../mcp/schemas.ts";
 import { joinWrappedRows } from "../mcp/wrapped.ts";
 import { listPanes, type PaneView } from "../tmux/views.ts";
@@ -94,8 +94,7 @@ export const searchPanes = defineTool({
       truncated: false,
       skippedPanes: panes.map((p) => p.paneId),
     };
-    let budget = ctx.settings.maxBytes -
-      resultBytes({ content: [{ type: "text", text: renderJson(bare) }], structuredContent: bare });
+    let budget = ctx.settings.maxBytes - resultBytes(resultOf(bare));
     let truncated = false;
     let scanned = 0;
     let searched = 0;
