@@ -44,7 +44,7 @@ import {
 } from "../tmux/views.ts";
 import { budgetLines } from "./budget.ts";
 import { logError } from "./server.ts";
-import { splitCapture, trimTrailingBlank } from "./panes.ts";
+import { captureLines } from "./panes.ts";
 import {
   INTERNAL_ERROR,
   INVALID_PARAMS,
@@ -151,7 +151,7 @@ async function readPane(tmux: Tmux, paneId: string, caller: string | null): Prom
 /** The visible text of a pane within the budgets, with a first line saying what was cut. */
 function screenText(ctx: ResourceContext, screen: string): string {
   const content = budgetLines(
-    trimTrailingBlank(splitCapture(screen)),
+    captureLines(screen),
     ctx.settings.maxLines,
     ctx.settings.maxBytes,
   );

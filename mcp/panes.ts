@@ -52,6 +52,11 @@ export function splitCapture(output: string): string[] {
   return output === "" ? [] : output.split("\n");
 }
 
+/** The printed lines of `capture-pane -p` output, without the blank screen rows below them. */
+export function captureLines(output: string): string[] {
+  return trimTrailingBlank(splitCapture(output));
+}
+
 /** Drops the empty rows below the last printed one: they are screen, not output. */
 export function trimTrailingBlank(lines: string[]): string[] {
   let end = lines.length;

@@ -1,11 +1,12 @@
 /** `capture_pane`: the text a pane shows, optionally with its history. */
 
 import { z } from "zod";
-import { budget, resolvePane, splitCapture, trimTrailingBlank } from "../mcp/panes.ts";
+import { budget, captureLines, resolvePane } from "../mcp/panes.ts";
 import { contentText } from "../mcp/budget.ts";
 import { ToolError } from "../mcp/errors.ts";
 import { defineTool, readsTerminal } from "../mcp/registry.ts";
 import { content, maxLines, optionalPaneId } from "../mcp/schemas.ts";
+import { formatOf, int, parseRows } from "../tmux/format.ts";
 import { paneTarget } from "../tmux/targets.ts";
 
 const line = z.int().min(-2_000_000).max(100_000);
@@ -54,16 +55,16 @@ export const capturePane = defineTool({
     if (end !== null) command.push("-E", String(end));
     if (start === null && end === null) {
       const output = await ctx.tmux.one(command);
-      return { paneId: pane, content: budget(ctx, lines(output), args.maxLines) };
+      return { paneId: pane, content: budget(ctx, captureLines(output), args.maxLines) };
     }
     // tmux clamps -S/-E into the pane and swaps them when reversed, so a range
     // outside the pane would come back as other rows: read what the pane
     // holds in the same round trip and keep only rows of the range.
     const [extent, output] = await ctx.tmux.run([
-      ["display-message", "-p", "-t", paneTarget(pane), "#{history_size} #{pane_height}"],
+      ["display-message", "-p", "-t", paneTarget(pane), formatOf(EXTENT)],
       command,
     ]);
-    const [history, height] = extent.split(" ").map(Number);
+    const [{ history, height }] = parseRows(EXTENT, extent);
     // An omitted bound is the pane's edge, or the given bound when that lies
     // past the edge: a range wholly outside the pane is empty, not reversed.
     const bottom = end ?? Math.max(height - 1, start!);
@@ -72,7 +73,7 @@ export const capturePane = defineTool({
     const held = Math.max(0, Math.min(bottom, height - 1) - Math.max(top, -history) + 1);
     return {
       paneId: pane,
-      content: budget(ctx, held === 0 ? [] : lines(output), args.maxLines),
+      content: budget(ctx, held === 0 ? [] : captureLines(output), args.maxLines),
       rowsNotHeld: bottom - top + 1 - held,
     };
   },
@@ -82,9 +83,8 @@ export const capturePane = defineTool({
   },
 });
 
-function lines(output: string): string[] {
-  return trimTrailingBlank(splitCapture(output));
-}
+/** How many rows a pane holds: its history above row 0, its screen from 0 down. */
+const EXTENT = { history: int("history_size"), height: int("pane_height") };
 
 /** The refusal of a range whose first row is below its last. */
 function reversed(): ToolError {

@@ -1,7 +1,7 @@
 /** `snapshot_pane`: a pane's view, cursor and visible text from one consistent read. */
 
 import { z } from "zod";
-import { budget, callerPane, resolvePane, splitCapture, trimTrailingBlank } from "../mcp/panes.ts";
+import { budget, callerPane, captureLines, resolvePane } from "../mcp/panes.ts";
 import { contentText } from "../mcp/budget.ts";
 import { defineTool, readsTerminal } from "../mcp/registry.ts";
 import { content, maxLines, optionalPaneId, paneView } from "../mcp/schemas.ts";
@@ -40,7 +40,7 @@ export const snapshotPane = defineTool({
     const [x, y, alternate] = cursor.split(",");
     return {
       pane,
-      content: budget(ctx, trimTrailingBlank(splitCapture(text)), args.maxLines),
+      content: budget(ctx, captureLines(text), args.maxLines),
       cursorX: /^\d+$/.test(x) ? Number(x) : null,
       cursorY: /^\d+$/.test(y) ? Number(y) : null,
       alternateScreen: alternate === "1",
