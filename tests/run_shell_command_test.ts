@@ -275,6 +275,11 @@ Deno.test("run_shell_command: a typed line the shell never ran leaves the pane f
       ["after-quote"],
     ]);
     assertEquals(await fixture.tmux("show-options", "-p", "-t", pane), "", "no mark is left");
+    assertEquals(
+      await fixture.tmux("display-message", "-p", "-t", pane, "#{pane_path}"),
+      "",
+      "the frame empties the path it set",
+    );
 
     // vi command mode takes the typed keys as editing commands: the line that
     // reaches the shell is a syntax error.
@@ -287,8 +292,8 @@ Deno.test("run_shell_command: a typed line the shell never ran leaves the pane f
 
     // A script (a shell, so the line is typed) holds the terminal: the line
     // waits and begins only after the run timed out, then its command runs.
-    await fixture.typeLine(pane, "bash -c 'printf \"%s-%s\\n\" he ld; tmux wait-for gate-b; true'");
-    await eventually(async () => (await screen()).includes("he-ld"), "the script runs");
+    await fixture.typeLine(pane, "bash -c 'tmux wait-for -S held; tmux wait-for gate-b; true'");
+    await fixture.tmux("wait-for", "held");
     const late = await run(session, pane, "sleep 300", { timeoutSeconds: 1 });
     assertEquals([late.outcome, late.stillRunning], ["timed_out", true]);
     assert(!(await begun()), "not begun while the script runs");
