@@ -16,7 +16,7 @@ import { TmuxError } from "../tmux/errors.ts";
 import { formatOf, int, parseRows, text } from "../tmux/format.ts";
 import { type FoundTmux, locateTmux, MIN_TMUX, TMUX_LOCATIONS } from "../tmux/locate.ts";
 import { isNoServer } from "../tmux/views.ts";
-import { SETTING_ENV_NAMES, type Settings } from "./settings.ts";
+import { SETTING_ENV_NAMES, settingFromEnv, type Settings } from "./settings.ts";
 import { SERVER_NAME, SERVER_VERSION } from "./version.ts";
 
 type Verdict = "ok" | "warn" | "FAIL" | "info";
@@ -155,9 +155,8 @@ export async function runDoctor(
   // variables here must travel in the configuration to take effect there.
   const env: Record<string, string> = {};
   for (const name of SETTING_ENV_NAMES) {
-    const value = readEnv(name);
-    // An empty variable means unset (settings.ts): no setting to carry along.
-    if (value !== undefined && value !== "") env[name] = value;
+    const value = settingFromEnv(readEnv, name);
+    if (value !== undefined) env[name] = value;
   }
   const launch = launchCommand(argv.filter((arg) => arg !== "--doctor"));
   print("");

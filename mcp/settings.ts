@@ -156,18 +156,26 @@ export function parseSettings(
   return { action, ...resolveSettings(values, env) };
 }
 
+/**
+ * The value of the settings variable `name`, or undefined when it is unset or
+ * empty: client configuration templates write "" for a variable they have no
+ * value for, so an empty value means unset, for every variable alike.
+ */
+export function settingFromEnv(
+  env: (name: string) => string | undefined,
+  name: string,
+): string | undefined {
+  const value = env(name);
+  return value === "" ? undefined : value;
+}
+
 /** Resolves the flag `values` and the environment (read through `env`) into settings. */
 function resolveSettings(
   values: Record<string, string | boolean | undefined>,
   env: (name: string) => string | undefined,
 ): Omit<Parsed, "action"> {
   const notes: string[] = [];
-  // Client configuration templates write "" for a variable they have no value
-  // for, so an empty value means unset, for every variable alike.
-  const readSetting = (envName: string): string | undefined => {
-    const value = env(envName);
-    return value === "" ? undefined : value;
-  };
+  const readSetting = (envName: string) => settingFromEnv(env, envName);
   const pick = (flag: string, envName: string): { value?: string; from: "flag" | "env" } => {
     const flagValue = values[flag];
     if (typeof flagValue === "string") {
