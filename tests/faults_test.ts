@@ -311,33 +311,56 @@ for (const transport of ["control", "process"] as const) {
   });
 }
 
+/**
+ * Runs `burst` while a one-shot hook runs `action` right after tmux answers
+ * the burst's first `list-sessions`: the burst's other commands are then
+ * queued on the server's control client or on their way to it, so the kill
+ * lands in the middle of them rather than before or after. Resolves with the
+ * burst's results.
+ */
+async function killDuringBurst(
+  fx: TmuxFixture,
+  action: string,
+  burst: () => Promise<CallToolResult[]>,
+): Promise<CallToolResult[]> {
+  await fx.tmux("set-hook", "-g", "after-list-sessions", `${action} ; set -g @fired 1`);
+  return await burst();
+}
+
 Deno.test("reads in flight when the control client's session is killed, or the server, still answer", async () => {
   const fx = await TmuxFixture.start(); // the control client attaches to session "main"
   const s = await startServer(fx.socketPath);
   try {
     const other = await fx.tmux("new-session", "-d", "-s", "work", "-P", "-F", "#{pane_id}");
+    // list_sessions first: its list-sessions fires the kill with the rest in flight.
     const calls: [string, Record<string, unknown>][] = [
-      ["get_pane_info", { paneId: other }],
       ["list_sessions", {}],
+      ["get_pane_info", { paneId: other }],
       ["capture_pane", { paneId: other }],
       ["show_option", { name: "history-limit", scope: "Pane", paneId: other }],
     ];
     const reads = (n: number) =>
-      Array.from({ length: n }, (_, k) => s.call(calls[k % 4][0], calls[k % 4][1]));
+      Promise.all(Array.from({ length: n }, (_, k) => s.call(calls[k % 4][0], calls[k % 4][1])));
     // Reads change nothing: one the dropped connection lost is asked again.
-    const [answers] = await Promise.all([
-      Promise.all(reads(20)),
-      fx.tmux("kill-session", "-t", "main"),
-    ]);
+    const answers = await killDuringBurst(
+      fx,
+      "kill-session -t main ; set-hook -gu after-list-sessions",
+      () => reads(20),
+    );
+    assertEquals(await fx.tmux("show", "-gv", "@fired"), "1", "the hook fired during the reads");
+    assertEquals(await fx.tmux("list-sessions", "-F", "#{session_name}"), "work");
     const failed = answers.filter((r: CallToolResult) => r.isError)
       .map((r: CallToolResult) => JSON.stringify(r.content));
     assertEquals(failed, [], "no read failed");
-    const [lists] = await Promise.all([
-      Promise.all(Array.from({ length: 8 }, () => s.call("list_sessions"))),
-      fx.tmux("kill-server"),
-    ]);
     // Before the kill: the sessions; after it: none (CONTRACT §4), never an error.
+    const lists = await killDuringBurst(
+      fx,
+      "kill-server",
+      () => Promise.all(Array.from({ length: 8 }, () => s.call("list_sessions"))),
+    );
     for (const list of lists) assert(!list.isError, JSON.stringify(list.content));
+    const gone = await fx.tmux("list-sessions").then(() => false, () => true);
+    assert(gone, "the hook killed the server during the reads");
   } finally {
     await s.close();
     await fx.close();
