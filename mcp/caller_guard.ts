@@ -3,7 +3,8 @@
  * holds this server's own pane is destroyed, and no window holding it is
  * synchronized. A target read earlier may hold the pane by now (a concurrent
  * swap_pane or move_window), so tmux checks it right before the change.
- * The input tools' guard is in input.ts.
+ * The input tools' guard, which also needs tmux's view of the pane, is in
+ * input.ts; its refusal of the own pane is {@link ownPaneRefusal}.
  *
  * @module
  */
@@ -11,26 +12,45 @@
 import { anyPaneWhere, runIf } from "../tmux/guard.ts";
 import { ToolError } from "./errors.ts";
 import type { ToolContext } from "./registry.ts";
-import type { PaneRow } from "./teardown.ts";
 
-/**
- * Refuses when `scope` (the rows of the target) holds the pane this server
- * runs in, or the pane that may be it when `TMUX` is malformed.
- */
-export async function refuseCaller(
-  ctx: ToolContext,
-  scope: readonly Pick<PaneRow, "paneId">[],
-  what: string,
-): Promise<void> {
-  const guarded = await ctx.caller.guardedPane(ctx.tmux);
-  if (guarded && scope.some((row) => row.paneId === guarded)) throw callerRefusal(guarded, what);
+/** What destroying a target that holds the caller's pane would do, and what to do instead. */
+const DESTROYS: Harm = {
+  harm: "destroying it would end the agent's own terminal",
+  hint: "Leave that target alone; kill other panes, windows or sessions instead.",
+};
+
+/** What a change to the caller's pane would do to the agent, and what to do instead. */
+export interface Harm {
+  /** The consequence, after "the pane this server runs in; ". */
+  harm: string;
+  /** What the agent can do instead. */
+  hint: string;
 }
 
-function callerRefusal(caller: string, what: string): ToolError {
-  const holds = what === `pane ${caller}` ? what + " is" : `${what} contains pane ${caller},`;
+/** The refusal of acting on `pane` (given as `pane %N`), the pane this server runs in. */
+export function ownPaneRefusal(pane: string, { harm, hint }: Harm): ToolError {
+  return new ToolError(`${pane} is the pane this server runs in; ${harm}`, hint);
+}
+
+/**
+ * Refuses when `paneId` is the pane this server runs in, or the pane that
+ * may be it when `TMUX` is malformed; `harm` says what the tool would do to it.
+ */
+export async function refuseCallerPane(
+  ctx: ToolContext,
+  paneId: string,
+  harm: Harm = DESTROYS,
+): Promise<void> {
+  if (paneId === await ctx.caller.guardedPane(ctx.tmux)) {
+    throw ownPaneRefusal(`pane ${paneId}`, harm);
+  }
+}
+
+/** The refusal of destroying `what` (a window or session), which holds `caller`. */
+function holdsCallerRefusal(caller: string, what: string): ToolError {
   return new ToolError(
-    `${holds} the pane this server runs in; destroying it would end the agent's own terminal`,
-    "Leave that target alone; kill other panes, windows or sessions instead.",
+    `${what} contains pane ${caller}, the pane this server runs in; ${DESTROYS.harm}`,
+    DESTROYS.hint,
   );
 }
 
@@ -69,5 +89,5 @@ export function refuseIfHeldCaller(
   output: string | undefined,
   what: string,
 ) {
-  if (heldCaller(caller, output)) throw callerRefusal(caller!, what);
+  if (heldCaller(caller, output)) throw holdsCallerRefusal(caller!, what);
 }

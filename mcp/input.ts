@@ -11,6 +11,7 @@ import { commandBytes, ROUND_TRIP_BYTES, runBounded } from "../tmux/chunks.ts";
 import { anyPaneWhere, runIf } from "../tmux/guard.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { getPaneWith, noSuch, type PaneView } from "../tmux/views.ts";
+import { ownPaneRefusal } from "./caller_guard.ts";
 import { ToolError } from "./errors.ts";
 import { callerPane } from "./panes.ts";
 import type { ToolContext } from "./registry.ts";
@@ -81,10 +82,10 @@ const REFUSED = "tmux-mcp-input-refused";
 /** Refuses typing into this server's own pane (before anything reaches tmux). */
 function refuseOwnPane(paneId: string, caller: string | null): void {
   if (caller === paneId) {
-    throw new ToolError(
-      `pane ${paneId} is the pane this server runs in; typing into it would reach the agent's own terminal`,
-      "Use another pane (create_window or split_window make one).",
-    );
+    throw ownPaneRefusal(`pane ${paneId}`, {
+      harm: "typing into it would reach the agent's own terminal",
+      hint: "Use another pane (create_window or split_window make one).",
+    });
   }
 }
 

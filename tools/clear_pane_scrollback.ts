@@ -4,7 +4,7 @@ import { z } from "zod";
 import { callerPane } from "../mcp/panes.ts";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { paneId, paneView } from "../mcp/schemas.ts";
-import { refuseCaller } from "../mcp/caller_guard.ts";
+import { refuseCallerPane } from "../mcp/caller_guard.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { listPanesCommand, noSuch, parsePanes } from "../tmux/views.ts";
 
@@ -20,7 +20,10 @@ export const clearPaneScrollback = defineTool({
   input: z.strictObject({ paneId }),
   output: z.object({ pane: paneView }),
   async handler(args, ctx) {
-    await refuseCaller(ctx, [{ paneId: args.paneId }], `pane ${args.paneId}`);
+    await refuseCallerPane(ctx, args.paneId, {
+      harm: "clearing its history would delete what the agent's own terminal showed",
+      hint: "Leave that pane alone; clear other panes' history instead.",
+    });
     const [, output] = await ctx.tmux.run([
       ["clear-history", "-t", paneTarget(args.paneId)],
       listPanesCommand({ kind: "pane", paneId: args.paneId }),

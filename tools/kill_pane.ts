@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { paneId } from "../mcp/schemas.ts";
-import { refuseCaller } from "../mcp/caller_guard.ts";
+import { refuseCallerPane } from "../mcp/caller_guard.ts";
 import {
   cascade,
   keepOwnServerAlive,
@@ -24,7 +24,7 @@ export const killPane = defineTool({
   input: z.strictObject({ paneId }),
   output: killedOutput,
   async handler(args, ctx) {
-    await refuseCaller(ctx, [{ paneId: args.paneId }], `pane ${args.paneId}`);
+    await refuseCallerPane(ctx, args.paneId);
     const target = paneTarget(args.paneId);
     // The rows are read right before the kill, in its round trip: what went is what was there.
     const { rows } = await readRows(ctx.tmux, ["list-panes", "-t", target], [

@@ -1,6 +1,7 @@
 /** `respawn_pane`: starts a pane's command again. */
 
 import { z } from "zod";
+import { refuseCallerPane } from "../mcp/caller_guard.ts";
 import { ToolError } from "../mcp/errors.ts";
 import { callerPane } from "../mcp/panes.ts";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
@@ -45,12 +46,10 @@ export const respawnPane = defineTool({
     startDirectoryConfirmed,
   }),
   async handler(args, ctx) {
-    if (await ctx.caller.guardedPane(ctx.tmux) === args.paneId) {
-      throw new ToolError(
-        `pane ${args.paneId} is the pane this server runs in; respawning it would end the agent's own terminal`,
-        "Respawn another pane.",
-      );
-    }
+    await refuseCallerPane(ctx, args.paneId, {
+      harm: "respawning it would end the agent's own terminal",
+      hint: "Respawn another pane.",
+    });
     const caller = await callerPane(ctx);
     if (!args.killFirst && !(await getPane(ctx.tmux, args.paneId, caller)).dead) {
       throw stillRunning();
