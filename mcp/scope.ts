@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { listPanesCommand, noSuch } from "../tmux/views.ts";
+import { getPaneWith } from "../tmux/views.ts";
 import { resolvePane } from "./panes.ts";
 import type { ToolContext } from "./registry.ts";
 
@@ -17,43 +17,29 @@ export const scopeSchema = z.enum(["Server", "Session", "Window", "Pane"]);
 export type Scope = z.infer<typeof scopeSchema>;
 
 /**
- * The pane `scope` is read from: the one given, else the default pane; none
- * for Server scope without paneId, which needs no pane and so also works on
- * a server without sessions.
+ * Runs the show command `build` makes from the flags that select `scope`
+ * (`serverFlags` for Server), read from `paneId`, else the default pane;
+ * Server scope without paneId needs no pane, so it also works on a server
+ * without sessions. A pane that does not exist is a no_target error.
  */
-export function scopePane(
+export async function showInScope(
   ctx: ToolContext,
   scope: Scope,
   paneId: string | null | undefined,
-): Promise<string | null> {
-  if (scope === "Server" && !paneId) return Promise.resolve(null);
-  return resolvePane(ctx, paneId);
-}
-
-/**
- * Runs `command` (a show command whose scope flags {@link scopeArgs} made)
- * after checking that `paneId`, when there is one, exists, in one round trip;
- * resolves with the command's output.
- */
-export async function readInScope(
-  ctx: ToolContext,
-  paneId: string | null,
-  command: string[],
+  serverFlags: string[],
+  build: (scopeFlags: string[]) => string[],
 ): Promise<string> {
-  if (paneId === null) return await ctx.tmux.one(command);
-  // The pane check runs first: show commands read a missing target as empty.
-  const [exists, output] = await ctx.tmux.run([
-    listPanesCommand({ kind: "pane", paneId }),
-    command,
-  ]);
-  if (exists === "") throw noSuch("pane");
+  if (scope === "Server" && !paneId) return await ctx.tmux.one(build(serverFlags));
+  const pane = await resolvePane(ctx, paneId);
+  // The pane is read first in the same round trip: show commands read a
+  // missing target as empty.
+  const flags = scope === "Server" ? serverFlags : scopeArgs(scope, pane);
+  const [, [output]] = await getPaneWith(ctx.tmux, pane, null, [build(flags)]);
   return output;
 }
 
-/** The `show-options`/`show-hooks` flags that select `scope` for `paneId` (null: Server only). */
-export function scopeArgs(scope: Scope, paneId: string | null, server: string[]): string[] {
-  if (scope === "Server") return server;
-  if (paneId === null) throw new Error(`unreachable: ${scope} scope without a pane`);
+/** The `show-options`/`show-hooks` flags that select `scope` other than Server for `paneId`. */
+function scopeArgs(scope: Exclude<Scope, "Server">, paneId: string): string[] {
   switch (scope) {
     case "Session":
       return ["-t", paneId];

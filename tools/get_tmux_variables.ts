@@ -6,7 +6,7 @@ import { defineTool, readsMetadata } from "../mcp/registry.ts";
 import { optionalPaneId } from "../mcp/schemas.ts";
 import { formatOf, optionalText, parseRows, type Schema } from "../tmux/format.ts";
 import { parseEnvironment, showEnvironmentCommand } from "../tmux/environment_listing.ts";
-import { listPanesCommand, noSuch } from "../tmux/views.ts";
+import { getPaneWith } from "../tmux/views.ts";
 
 const NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 
@@ -41,15 +41,13 @@ export const getTmuxVariables = defineTool({
     const paneId = await resolvePane(ctx, args.paneId);
     const names = [...new Set(args.names)];
     const schema: Schema = Object.fromEntries(names.map((name) => [name, optionalText(name)]));
-    // The pane check runs first in the same round trip: display-message alone
+    // The pane is read first in the same round trip: display-message alone
     // would print empty values for a pane that does not exist.
-    const [exists, output, sessionEnv, globalEnv] = await ctx.tmux.run([
-      listPanesCommand({ kind: "pane", paneId }),
+    const [, [output, sessionEnv, globalEnv]] = await getPaneWith(ctx.tmux, paneId, null, [
       ["display-message", "-p", "-t", paneId, formatOf(schema)],
       showEnvironmentCommand(["-t", paneId]),
       showEnvironmentCommand(["-g"]),
     ]);
-    if (exists === "") throw noSuch("pane");
     const values = parseRows(schema, output)[0] as Record<string, string | null>;
     // tmux looks a name up in the environment when no format variable has it,
     // which would hand out secrets show_environment withholds.

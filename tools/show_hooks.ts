@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { defineTool, readsMetadata } from "../mcp/registry.ts";
 import { optionalPaneId } from "../mcp/schemas.ts";
-import { readInScope, scopeArgs, scopePane, scopeSchema } from "../mcp/scope.ts";
+import { scopeSchema, showInScope } from "../mcp/scope.ts";
 
 /** The show_hooks tool. */
 export const showHooks = defineTool({
@@ -24,11 +24,13 @@ export const showHooks = defineTool({
     hooks: z.array(z.object({ name: z.string(), index: z.int(), command: z.string() })),
   }),
   async handler(args, ctx) {
-    const paneId = await scopePane(ctx, args.scope, args.paneId);
-    const output = await readInScope(ctx, paneId, [
-      "show-hooks",
-      ...scopeArgs(args.scope, paneId, ["-g"]),
-    ]);
+    const output = await showInScope(
+      ctx,
+      args.scope,
+      args.paneId,
+      ["-g"],
+      (flags) => ["show-hooks", ...flags],
+    );
     return { hooks: parseHooks(output) };
   },
 });

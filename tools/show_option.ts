@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { defineTool, readsMetadata } from "../mcp/registry.ts";
 import { optionalPaneId } from "../mcp/schemas.ts";
-import { readInScope, scopeArgs, scopePane, scopeSchema } from "../mcp/scope.ts";
+import { scopeSchema, showInScope } from "../mcp/scope.ts";
 
 const OPTION = /^@?[A-Za-z0-9][A-Za-z0-9_-]{0,127}(\[\d{1,4}\])?$/;
 
@@ -29,17 +29,16 @@ export const showOption = defineTool({
   }),
   output: z.object({ name: z.string(), scope: scopeSchema, value: z.string().nullable() }),
   async handler(args, ctx) {
-    const paneId = await scopePane(ctx, args.scope, args.paneId);
-    const value = await readInScope(ctx, paneId, [
+    // Server: -s selects server options for a user option; a built-in
+    // option has one scope of its own, and -g reads its global value.
+    const value = await showInScope(ctx, args.scope, args.paneId, ["-g", "-s"], (flags) => [
       "show-options",
       // -q only for user options: an unset @option is null, a misspelt
       // built-in option is an error worth seeing.
       ...(args.name.startsWith("@") ? ["-q"] : []),
       "-A",
       "-v",
-      // Server: -s selects server options for a user option; a built-in
-      // option has one scope of its own, and -g reads its global value.
-      ...scopeArgs(args.scope, paneId, ["-g", "-s"]),
+      ...flags,
       args.name,
     ]);
     return { name: args.name, scope: args.scope, value: value === "" ? null : value };
