@@ -22,7 +22,7 @@ export interface CursorState {
   paneId: string;
   /** The pane's process when the cursor was made (a respawn changes it). */
   pid: number;
-  /** The pane's width (a resize re-wraps rows). */
+  /** The pane's width (a width change re-wraps rows; a height change moves none). */
   width: number;
   /** Absolute line number of the first remembered row. */
   base: number;

@@ -6,13 +6,16 @@
  *
  * Absolute line numbers: a row's number is tmux's `history_size` plus its
  * screen row at the time of the read. Scrolling keeps numbers stable (the
- * history grows by as many rows as the screen scrolled); they only shift when
- * tmux drops history (trimming a tenth of `history-limit` at a time when the
- * history is full, or `clear-history`). The remembered rows (a few history
- * rows above the screen, which cannot change, and the screen's rows) are
- * compared by hash: found at the same numbers, the rows after them and any
- * screen row that changed are new; found higher up, history was trimmed and
- * the numbers shift; found nowhere, the history they were in is gone.
+ * history grows by as many rows as the screen scrolled), and so does a
+ * height change (rows move between the history and the screen, and the
+ * history size changes by as many); they only shift when tmux drops history
+ * (trimming a tenth of `history-limit` at a time when the history is full,
+ * or `clear-history`), and a width change re-wraps them. The remembered rows
+ * (a few history rows above the screen, which cannot change while they stay
+ * history, and the screen's rows) are compared by hash: found at the same
+ * numbers, the rows after them and any screen row that changed are new;
+ * found higher up, history was trimmed and the numbers shift; found nowhere,
+ * the history they were in is gone.
  * A cursor taken before the pane first scrolled remembers no history rows,
  * and its screen rows may be blank or rewritten: then only tmux's counts
  * (history size against the limit) can rule out a trim, only the cursor's
@@ -244,7 +247,11 @@ function trimStep(state: PaneState): number {
  * happens when the history reaches `history-limit` and drops a tenth of it
  * (at least one line), so right after one the history holds at least
  * `limit - tenth + 1` lines, and it only grows from there until a clear.
- * A smaller history has not been trimmed since it was last cleared.
+ * A smaller history has not been trimmed since it was last cleared, unless
+ * the pane grew taller since and took rows back onto its screen. That is not
+ * caught here: after it, blank remembered rows (which prove nothing
+ * themselves) can read as nothing dropped, and rows a trim moved read as
+ * lost rather than found.
  */
 function mayHaveTrimmed(state: PaneState): boolean {
   return state.historySize >= Math.max(1, state.historyLimit - trimStep(state) + 1);
@@ -263,7 +270,7 @@ export type Delta =
   }
   | {
     kind: "lost";
-    /** True when history the cursor pointed into is gone (else the pane was re-wrapped by a resize). */
+    /** True when history the cursor pointed into is gone (else a width change re-wrapped the rows). */
     historyLost: boolean;
     /** The visible screen, up to the last row that matters. */
     rows: string[];
@@ -359,14 +366,24 @@ export function compare(mark: CursorState, snap: Snapshot): Delta {
   const anchored = (count: number) => mark.hashes.slice(0, count).some((h) => h !== BLANK);
   const undropped = (count: number) => anchored(count) || (!trimmable && openKept());
 
+  // A taller pane takes rows back out of the history onto its screen, and a
+  // shorter one pushes them in; no row moves (a line number is a place in
+  // tmux's grid, which only a width change reflows). So a history smaller
+  // than the cursor's no longer proves a trim or a clear: then only
+  // non-blank rows where they were, weighed against the places a drop
+  // could have moved them to, vouch that nothing was dropped.
+  const kept = snap.state.historySize >= mark.top;
+
   // Nothing dropped: every settled row where it was.
   const same = agrees(0, 0, settled);
   if (same === null) return { kind: "need-history" };
-  if (same && snap.state.historySize >= mark.top && undropped(settled)) return found(0);
+  if (same && kept && undropped(settled)) return found(0);
 
-  // The history rows are intact (so nothing was dropped above them) but
-  // screen rows above the cursor may have changed: a redraw.
-  const inPlace = snap.state.historySize >= mark.top && agrees(0, 0, history) === true;
+  // The rows are where they were: all the settled ones, or only the
+  // history rows (nothing was dropped above them) while screen rows above
+  // the cursor changed, a redraw. `vouching` counts the rows that say so.
+  const vouching = same ? settled : agrees(0, 0, history) === true ? history : undefined;
+  const inPlace = vouching !== undefined && (kept || anchored(vouching));
 
   // History dropped above the rows (trim or clear): find them higher up.
   // At least one non-blank settled row has to survive.
@@ -388,18 +405,18 @@ export function compare(mark: CursorState, snap: Snapshot): Delta {
   const nearest = same || inPlace
     ? 0
     : matches.find((shift) => shift % tenth === 0 || shift >= mark.top);
-  // Non-blank history rows unchanged where they were vouch for a redraw
-  // just as strongly as a shifted match vouches for a trim: both is a tie.
-  const redrawn = inPlace && anchored(history);
-  if (possible.length === 1 && !redrawn) return found(possible[0]);
+  // Non-blank rows unchanged where they were vouch for them staying just as
+  // strongly as a shifted match vouches for a trim: both is a tie.
+  const stayed = inPlace && anchored(vouching);
+  if (possible.length === 1 && !stayed) return found(possible[0]);
   if (possible.length > 0) return lost(nearest);
 
   // A program rewrote the screen (a full-screen redraw, a multi-line
-  // progress display). Everything from the first changed row is new. With
-  // no history rows to vouch for it (a cursor taken before the pane ever
-  // scrolled), a trim or a clear after scrolling looks just like a redraw:
-  // only tmux's counts and the cursor's row can tell.
-  if (inPlace && undropped(history)) return found(0);
+  // progress display), or the pane changed height. Everything from the
+  // first changed row is new. With no rows to vouch for it (a cursor taken
+  // before the pane ever scrolled), a trim or a clear after scrolling looks
+  // just like a redraw: only tmux's counts and the cursor's row can tell.
+  if (inPlace && undropped(vouching)) return found(0);
 
   return lost(nearest);
 }

@@ -180,6 +180,70 @@ function printed(before: Snapshot, rows: string[], limit = 100): Snapshot {
   return snap(history, screen, Math.min(held.length - history.length, height) - 1);
 }
 
+/**
+ * The pane after its height changed to `height`, as tmux's screen.c does it:
+ * taller takes rows back out of the history (then adds blank rows), shorter
+ * drops the rows below the cursor, then pushes rows from the top into the
+ * history. No row changes its line number.
+ */
+function resized(before: Snapshot, height: number): Snapshot {
+  const { historySize, height: old, cursorY } = before.state;
+  if (height >= old) {
+    const pulled = Math.min(height - old, historySize);
+    const screen = before.rows.slice(historySize - pulled);
+    while (screen.length < height) screen.push("");
+    return snap(before.rows.slice(0, historySize - pulled), screen, cursorY + pulled);
+  }
+  const eaten = Math.min(old - 1 - cursorY, old - height);
+  const pushed = old - height - eaten;
+  const rows = before.rows.slice(0, before.rows.length - eaten);
+  return snap(
+    rows.slice(0, historySize + pushed),
+    rows.slice(historySize + pushed),
+    cursorY - pushed,
+  );
+}
+
+Deno.test("compare: a height change keeps every row at its line: nothing new, then only new rows", () => {
+  const before = snap(numbered("old", 30), [...numbered("s", 4), "$ "], 4);
+  const taller = resized(before, 12);
+  assertEquals(taller.state.historySize, 23, "rows came back out of the history");
+  assertEquals(found(compare(markOf(before), taller)), { shift: 0, rows: [] });
+  const more = printed(taller, ["$ run", "n1", "$ "]);
+  assertEquals(found(compare(markOf(before), more)), { shift: 0, rows: ["$ run", "n1", "$ "] });
+  const shorter = resized(before, 2);
+  assertEquals(shorter.state.historySize, 33, "rows went into the history");
+  assertEquals(found(compare(markOf(before), shorter)), { shift: 0, rows: [] });
+  // Shorter (eating the blank rows below the cursor), then as tall again:
+  // the same height, and a history smaller than the cursor's.
+  const prompt = snap(numbered("old", 30), ["$ x", "y", "$ ", "", ""], 2);
+  const back = resized(resized(prompt, 3), 5);
+  assertEquals([back.state.height, back.state.historySize], [5, 28]);
+  const typed = printed(back, ["$ z", "$ "]);
+  assertEquals(found(compare(markOf(prompt), typed)), { shift: 0, rows: ["$ z", "$ "] });
+});
+
+Deno.test("compare: a smaller history whose rows also fit where a clear puts them is lost, not a guess", () => {
+  // Rows repeating every 5 lines: after a clear and more output they fit
+  // both where they were (a taller pane) and 30 lines up (the clear).
+  const cycle = (n: number) => Array.from({ length: n }, (_, i) => `c${i % 5}`);
+  const before = snap(cycle(30), [...cycle(5).slice(0, 4), "$ "], 4);
+  const after = snap(cycle(25), [...cycle(15), "$ "], 15);
+  const delta = compare(markOf(before), after);
+  assert(delta.kind === "lost" && delta.historyLost, `lost, got ${JSON.stringify(delta)}`);
+  // Rows that do not repeat are found where they were.
+  const plain = snap(numbered("old", 30), [...numbered("s", 4), "$ "], 4);
+  assertEquals(found(compare(markOf(plain), resized(plain, 21))).shift, 0);
+});
+
+Deno.test("compare: a smaller history with only blank rows to compare is lost", () => {
+  // Blank rows fit anywhere: a clear looks like a taller pane.
+  const before = snap([...numbered("old", 20), "", "", "", ""], ["", "", "", "$ "], 3);
+  const taller = resized(before, 10);
+  const delta = compare(markOf(before), taller);
+  assert(delta.kind === "lost" && delta.historyLost, `lost, got ${JSON.stringify(delta)}`);
+});
+
 Deno.test("compare: trimmed history shifts the rows up and they are still found", () => {
   // History limit 100 and 95 lines held: nine more rows scrolling reach the
   // limit once, and tmux drops the oldest 10.

@@ -97,6 +97,11 @@ async function type(fixture: TmuxFixture, pane: string, command: string): Promis
   await fixture.tmux("send-keys", "-t", pane, "Enter");
 }
 
+/** The pane's `history_size`, as tmux counts it now. */
+async function historySize(fixture: TmuxFixture, pane: string): Promise<number> {
+  return Number(await fixture.tmux("display-message", "-p", "-t", pane, "#{history_size}"));
+}
+
 /** tmux child processes of the server (ps reads /proc; Deno's test flags cannot). */
 async function tmuxChildren(serverPid: number): Promise<string[]> {
   return (await childProcesses(serverPid))
@@ -258,6 +263,29 @@ Deno.test("wait_for_text: a burst that outruns the history still matches what tm
     assertEquals(r.outcome, "matched", `tail: ${r.tail.lines.slice(-12)}`);
     assertEquals(r.tail.truncated, true, "lines before what tmux holds are missing");
     assert(r.tail.droppedLines >= 1, `droppedLines: ${r.tail.droppedLines}`);
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+Deno.test("wait_for_text: a pane grown taller during the wait matches only what came after", async () => {
+  const { fixture, session, pane } = await setup({ height: 10 });
+  try {
+    // A line the pattern matches, scrolled into the history before the wait.
+    await fixture.runInPane(pane, "echo HIT-''old; seq 1 30");
+    const wait = startWait(session, { paneId: pane, patterns: ["^HIT-\\w+$"], timeoutSeconds: 25 });
+    await wait.armed;
+    // Taller: tmux pulls rows back out of the history (HIT-old among them);
+    // they were there before the wait and must not match.
+    const size = await historySize(fixture, pane);
+    await fixture.tmux("resize-window", "-t", pane, "-y", "30");
+    assert(await historySize(fixture, pane) < size, "rows came back out of the history");
+    await type(fixture, pane, "echo HIT-''new");
+    const r = structured(await wait.result);
+    assertEquals(r.outcome, "matched", `tail: ${r.tail.lines}`);
+    assert(r.tail.lines.includes("HIT-new"), `tail: ${r.tail.lines}`);
+    assert(!r.tail.lines.includes("HIT-old"), `nothing from before the wait: ${r.tail.lines}`);
+    assertEquals([r.tail.truncated, r.tail.droppedLines], [false, 0], "no line went missing");
   } finally {
     await teardown(fixture, session);
   }
@@ -554,6 +582,87 @@ Deno.test("capture_since: a clear after rows scrolled is missed lines, even from
     });
     assertEquals([typed.anchorLost, typed.linesMissed], [false, 0]);
     assertEquals(typed.content.lines.filter((l) => /^\d+$/.test(l)), ["1", "2", "3"]);
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+/**
+ * Runs `seq 1 count` with `prefix` on every line, reads on from `cursor`, and
+ * checks that exactly that command and its lines came back, nothing lost.
+ */
+async function readsOnlyNew(
+  fixture: TmuxFixture,
+  session: Session,
+  pane: string,
+  cursor: string,
+  prefix: string,
+  count: number,
+): Promise<SinceResult> {
+  await fixture.runInPane(pane, `seq 1 ${count} | sed 's/^/${prefix}/'`);
+  const r = await session.ok<SinceResult>("capture_since", { paneId: pane, cursor });
+  const what = `${prefix}: ${JSON.stringify(r.content.lines)}`;
+  assertEquals([r.anchorLost, r.linesMissed], [false, 0], what);
+  // The first row back is the prompt the command was typed onto: no row
+  // the previous read returned comes again.
+  assertStringIncludes(r.content.lines[0] ?? "", `seq 1 ${count}`, what);
+  assertEquals(
+    r.content.lines.filter((l) => /^[a-z]+-\d+$/.test(l)),
+    Array.from({ length: count }, (_, i) => `${prefix}${i + 1}`),
+    what,
+  );
+  return r;
+}
+
+Deno.test("capture_since: a pane shrunk, then grown taller (resize-window -y) keeps its place", async () => {
+  const { fixture, session, pane } = await setup({ height: 10 });
+  try {
+    await fixture.runInPane(pane, "seq 1 30 | sed 's/^/old-/'");
+    const c = await session.ok<SinceResult>("capture_since", { paneId: pane });
+    // Shorter: tmux pushes the top rows into the history, line numbers stay.
+    let size = await historySize(fixture, pane);
+    await fixture.tmux("resize-window", "-t", pane, "-y", "5");
+    assert(await historySize(fixture, pane) > size, "rows went into the history");
+    const shrunk = await readsOnlyNew(fixture, session, pane, c.cursor, "low-", 3);
+    // Taller: tmux pulls rows back out of the history onto the screen, so the
+    // history is smaller than when the cursor was made, and nothing was lost.
+    size = await historySize(fixture, pane);
+    await fixture.tmux("resize-window", "-t", pane, "-y", "20");
+    assert(await historySize(fixture, pane) < size, "rows came back out of the history");
+    await readsOnlyNew(fixture, session, pane, shrunk.cursor, "tall-", 4);
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+Deno.test("capture_since: a pane split, then grown back when its sibling is killed, keeps its place", async () => {
+  const { fixture, session, pane } = await setup({ height: 20 });
+  try {
+    await fixture.runInPane(pane, "seq 1 40 | sed 's/^/old-/'");
+    const c = await session.ok<SinceResult>("capture_since", { paneId: pane });
+    const sibling = await fixture.tmux("split-window", "-P", "-F", "#{pane_id}", "-t", pane, SHELL);
+    const split = await readsOnlyNew(fixture, session, pane, c.cursor, "split-", 3);
+    const size = await historySize(fixture, pane);
+    await fixture.tmux("kill-pane", "-t", sibling);
+    assert(await historySize(fixture, pane) < size, "rows came back out of the history");
+    await readsOnlyNew(fixture, session, pane, split.cursor, "whole-", 3);
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+Deno.test("capture_since: a width change re-wraps the rows: anchorLost, the screen, no history lost", async () => {
+  const { fixture, session, pane } = await setup({ height: 10 });
+  try {
+    await fixture.runInPane(pane, "seq 1 30 | sed 's/^/old-/'");
+    const c = await session.ok<SinceResult>("capture_since", { paneId: pane });
+    await fixture.tmux("resize-window", "-t", pane, "-x", "60");
+    await fixture.runInPane(pane, "echo 'wid''er'");
+    const r = await session.ok<SinceResult>("capture_since", { paneId: pane, cursor: c.cursor });
+    assertEquals([r.anchorLost, r.linesMissed], [true, 0], `${r.content.lines}`);
+    assert(r.content.lines.includes("wider"), `the visible screen: ${r.content.lines}`);
+    // The new cursor is made at the new width and keeps its place.
+    await readsOnlyNew(fixture, session, pane, r.cursor, "after-", 3);
   } finally {
     await teardown(fixture, session);
   }
