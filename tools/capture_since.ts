@@ -20,10 +20,10 @@ export const captureSince = defineTool({
     "and a cursor. With the cursor from the previous call: only the rows written or rewritten since (a " +
     "progress line redrawn in place counts), however far the pane scrolled, and a new cursor; nothing new " +
     "gives no lines. If tmux dropped history the cursor pointed into (clear-history, the history limit), " +
-    "or may have and cannot tell, linesMissed says so and the visible screen is returned. After the pane " +
-    "was resized, anchorLost is true and only the screen is returned: read older new lines with " +
-    "capture_pane. A cursor works only with this server process " +
-    "and that pane's current program.",
+    "or may have and cannot tell, linesMissed says so and the visible screen is returned. A height change " +
+    "(resize, split, a sibling closed) keeps the place. A width change re-wraps the rows, so anchorLost " +
+    "is true and only the screen is returned (read older new lines with capture_pane). A cursor works " +
+    "only with this server process and that pane's current program.",
   capability: readsTerminal(),
   // The cursor is never cut and grows with the pane's height, so no maxLines helps.
   overBudgetHint: "The cursor alone (about 11 bytes per screen row) is over the budget: raise " +
@@ -44,8 +44,8 @@ export const captureSince = defineTool({
         "them (a lower bound; 0 when nothing was lost).",
     ),
     anchorLost: z.boolean().describe(
-      "The rows the cursor remembered were not found (history cleared or trimmed, or the pane " +
-        "re-wrapped by a resize); content is the visible screen.",
+      "The rows the cursor remembered were not found (history cleared or trimmed, or the rows " +
+        "re-wrapped by a width change); content is the visible screen.",
     ),
   }),
   async handler(args, ctx) {
