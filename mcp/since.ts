@@ -275,10 +275,10 @@ export type Delta =
     /** The visible screen, up to the last row that matters. */
     rows: string[];
     /**
-     * With `historyLost`: the absolute line from which every row of the read
-     * was written after the remembered rows, whichever way they were lost
-     * (the read starts at or above it). How many lines before it went
-     * missing is unknown.
+     * With `historyLost`: the absolute line from which every row tmux holds
+     * was written after the remembered rows, whichever way they were lost.
+     * How many lines before it went missing is unknown. It can lie above the
+     * read (`snap.first`): whoever needs those rows reads again from line 0.
      */
     newFrom: number;
   }
@@ -342,10 +342,13 @@ export function compare(mark: CursorState, snap: Snapshot): Delta {
   /**
    * History lost; `nearest` is the smallest shift at which the rows appear
    * to be, if any: rows after it are new whichever place is the real one.
+   * With none, every row from line 0 on is new, which may lie above the
+   * read: only wait_for_text tests those rows, so it reads them itself, and
+   * capture_since (which returns the screen) never reads the whole history
+   * for nothing.
    */
   const lost = (nearest: number | undefined): Delta => {
     const newFrom = nearest === undefined ? 0 : found(nearest).start;
-    if (snap.first > newFrom) return { kind: "need-history" };
     return { kind: "lost", historyLost: true, rows: screen(), newFrom };
   };
 

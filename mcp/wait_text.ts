@@ -14,7 +14,15 @@ import { budgetLines, type Content, utf8Length } from "./budget.ts";
 import type { CursorState } from "./cursor.ts";
 import type { Matcher } from "./pattern.ts";
 import type { ToolContext } from "./registry.ts";
-import { compare, contentEnd, markOf, neededFrom, readSnapshot, type Snapshot } from "./since.ts";
+import {
+  compare,
+  contentEnd,
+  type Delta,
+  markOf,
+  neededFrom,
+  readSnapshot,
+  type Snapshot,
+} from "./since.ts";
 
 /** How a wait ended. */
 export type WaitOutcome =
@@ -209,8 +217,12 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
         wraps: true,
       });
       if (next.state.pid !== mark.pid) return finish("pane_exited");
+      // Lost history: every line from newFrom on is tested, and it can lie
+      // above the read.
+      const above = (d: Delta, read: Snapshot) =>
+        d.kind === "lost" && d.historyLost && d.newFrom < read.first;
       let delta = compare(mark, next);
-      if (delta.kind === "need-history") {
+      if (delta.kind === "need-history" || above(delta, next)) {
         next = await readSnapshot(tmux, request.paneId, () => 0, {
           guess: next.state,
           signal,
@@ -218,7 +230,7 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
         });
         delta = compare(mark, next);
       }
-      if (delta.kind === "need-history") return undefined;
+      if (delta.kind === "need-history" || above(delta, next)) return undefined;
       snap = next;
       mark = markOf(next);
       let rows = delta.rows;

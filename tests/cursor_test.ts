@@ -316,6 +316,20 @@ Deno.test("compare: a partial read asks for the history when the rows moved", ()
   assertEquals(found(compare(markOf(before), full)).shift, 10);
 });
 
+Deno.test("compare: lost history with no rows to search for is answered from a partial read", () => {
+  // Only blank rows above the prompt: once they are gone nothing can be
+  // searched for, and the rows from line 0 on are all new.
+  const before = snap([...numbered("old", 20), "", "", ""], ["", "", "$ "], 2);
+  const full = snap(numbered("n", 40), ["n41", "n42", "$ "], 2);
+  const partial: Snapshot = { ...full, first: 20, rows: full.rows.slice(20) };
+  assertEquals(compare(markOf(before), partial), {
+    kind: "lost",
+    historyLost: true,
+    rows: ["n41", "n42", "$ "],
+    newFrom: 0,
+  });
+});
+
 Deno.test("compare: a cursor from before the pane scrolled sees a trim as lost, not a redraw", () => {
   // History limit 100: tmux keeps 91 to 100 lines once it has trimmed.
   for (const screen of [["$ ", "", ""], ["$ seq 1 3", "1", "2", "3", "$ "]]) {

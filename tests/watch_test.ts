@@ -10,7 +10,7 @@
 
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
-import { childProcesses, type Session, startServer, TmuxFixture } from "./harness.ts";
+import { childProcesses, countingTmux, type Session, startServer, TmuxFixture } from "./harness.ts";
 import { logicalLines } from "../mcp/wait_text.ts";
 import type { Snapshot } from "../mcp/since.ts";
 import { wrapFlags } from "../mcp/wrapped.ts";
@@ -286,6 +286,58 @@ Deno.test("wait_for_text: a pane grown taller during the wait matches only what 
     assert(r.tail.lines.includes("HIT-new"), `tail: ${r.tail.lines}`);
     assert(!r.tail.lines.includes("HIT-old"), `nothing from before the wait: ${r.tail.lines}`);
     assertEquals([r.tail.truncated, r.tail.droppedLines], [false, 0], "no line went missing");
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+Deno.test("wait_for_text: after a clear that leaves no row to find, lines above the rows it reads are tested", async () => {
+  const fixture = await TmuxFixture.start({ width: 80, height: 10 });
+  // A program rather than a shell: no typed line, so the wait remembers only
+  // blank rows. After the clear it prints as many lines as the history held
+  // (NEEDLE and held - 1 more), so the read that compares, a few rows above
+  // the screen, starts below NEEDLE.
+  const script = `${fixture.dir}/blank.sh`;
+  await Deno.writeTextFile(
+    script,
+    [
+      "i=0; while [ $i -lt 30 ]; do echo; i=$((i + 1)); done",
+      `held=$(tmux display-message -p -t "$TMUX_PANE" '#{history_size}')`,
+      "tmux wait-for -S ready; tmux wait-for go",
+      "echo NEEDLE; seq 1 $((held - 1))",
+      "tmux wait-for -S printed; exec sleep 600",
+    ].join("\n"),
+  );
+  const ready = fixture.tmux("wait-for", "ready");
+  const pane = await fixture.tmux(
+    "new-window",
+    "-P",
+    "-F",
+    "#{pane_id}",
+    "-t",
+    "main:",
+    `sh ${script}`,
+  );
+  await ready;
+  const session = await startServer(fixture.socketPath);
+  const server = session.transport.pid!;
+  try {
+    const wait = startWait(session, { paneId: pane, patterns: ["^NEEDLE$"], timeoutSeconds: 10 });
+    await wait.armed;
+    // The server sleeps through the clear and the output, so its next look
+    // sees them at once.
+    Deno.kill(server, "SIGSTOP");
+    try {
+      await fixture.tmux("clear-history", "-t", pane);
+      const printed = fixture.tmux("wait-for", "printed");
+      await fixture.tmux("wait-for", "-S", "go");
+      await printed;
+    } finally {
+      Deno.kill(server, "SIGCONT");
+    }
+    const r = structured(await wait.result);
+    assertEquals(r.outcome, "matched", `tail: ${r.tail.lines.slice(0, 5)}`);
+    assert(r.tail.droppedLines >= 1, `the clear counts as missing lines: ${r.tail.droppedLines}`);
   } finally {
     await teardown(fixture, session);
   }
@@ -665,6 +717,38 @@ Deno.test("capture_since: a width change re-wraps the rows: anchorLost, the scre
     await readsOnlyNew(fixture, session, pane, r.cursor, "after-", 3);
   } finally {
     await teardown(fixture, session);
+  }
+});
+
+Deno.test("capture_since: a lost place with no row to find again costs no read of the whole history (process mode, counted)", async () => {
+  const fixture = await TmuxFixture.start({ width: 80, height: 10 });
+  try {
+    const pane = await fixture.tmux("new-window", "-P", "-F", "#{pane_id}", "-t", "main:", SHELL);
+    // Blank rows above the prompt: the cursor holds nothing to search for.
+    await fixture.runInPane(pane, "yes '' | head -30");
+    const counter = await countingTmux(fixture.dir);
+    const session = await startServer(fixture.socketPath, {
+      args: ["--transport", "process", "--tmux", counter.binary],
+      denoFlags: [`--allow-run=${counter.binary}`],
+    });
+    try {
+      const c = await session.ok<SinceResult>("capture_since", { paneId: pane });
+      await fixture.tmux("clear-history", "-t", pane);
+      await fixture.runInPane(pane, "seq 1 60");
+      await counter.reset();
+      const r = await session.ok<SinceResult>("capture_since", { paneId: pane, cursor: c.cursor });
+      assertEquals(r.anchorLost, true);
+      assert(r.linesMissed >= 1, `linesMissed: ${r.linesMissed}`);
+      assert(r.content.lines.includes("60"), `the visible screen: ${r.content.lines}`);
+      // The pane's state, then the rows from the cursor's place: the result
+      // is the screen, so nothing above it is read.
+      const started = await counter.started();
+      assertEquals(started.length, 2, started.join(" | "));
+    } finally {
+      await session.close();
+    }
+  } finally {
+    await fixture.close();
   }
 });
 
