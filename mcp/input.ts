@@ -155,21 +155,15 @@ export async function sendInput(
   refuseOwnPane(paneId, caller);
   const options = { signal: ctx.signal };
   const target = paneTarget(paneId);
-  const guard = (commands: string[][]) =>
-    runIf(target, acceptsInput(caller), [["display-message", "-p", SENT], ...commands], [
-      ["display-message", "-p", REFUSED],
-      readState(paneId, caller),
-      ...refused,
-    ]);
-  // The longest start of the input that fits one round trip with the check
-  // (grown from the front: only what fits is ever quoted).
-  let head = 0;
-  let guarded: string[] | undefined;
-  for (; head < input.length; head++) {
-    const next = guard(input.slice(0, head + 1));
-    if (commandBytes(next) > ROUND_TRIP_BYTES) break;
-    guarded = next;
-  }
+  const accepts = acceptsInput(caller);
+  const otherwise = [["display-message", "-p", REFUSED], readState(paneId, caller), ...refused];
+  const guard = (count: number) =>
+    runIf(target, accepts, [["display-message", "-p", SENT], ...input.slice(0, count)], otherwise);
+  const head = longestFitting(
+    input.length,
+    (count) => commandBytes(guard(count)) <= ROUND_TRIP_BYTES,
+  );
+  const guarded = head > 0 ? guard(head) : undefined;
   if (!guarded) {
     // Not even the first command fits inside the guard: check, then send.
     const checked = parseState((await ctx.tmux.one(readState(paneId, caller), options)).split(" "));
@@ -199,4 +193,29 @@ export async function sendInput(
     );
   }
   await runBounded(ctx.tmux, input.slice(head), options);
+}
+
+/**
+ * The largest count in `[0, total]` that `fits`, which holds for every count
+ * up to some limit and for none above it. Probes 1, 2, 4, … then halves the
+ * gap, so only about twice what fits is ever measured (the input can be far
+ * larger than one round trip), in a logarithmic number of probes.
+ */
+export function longestFitting(total: number, fits: (count: number) => boolean): number {
+  let good = 0;
+  let bad = total + 1;
+  for (let probe = 1; probe <= total; probe = Math.min(probe * 2, total)) {
+    if (!fits(probe)) {
+      bad = probe;
+      break;
+    }
+    good = probe;
+    if (probe === total) break;
+  }
+  while (bad - good > 1) {
+    const mid = good + Math.floor((bad - good) / 2);
+    if (fits(mid)) good = mid;
+    else bad = mid;
+  }
+  return good;
 }

@@ -1,6 +1,7 @@
 /** Unit tests of the pure parts: settings, budgets, result fitting, format parsing, caller parsing. */
 
 import { renderPanes, renderSessions, word } from "../mcp/render_views.ts";
+import { longestFitting } from "../mcp/input.ts";
 import { assert, assertEquals, assertThrows } from "./assert.ts";
 import { budgetLines, type Content, contentText, utf8Length } from "../mcp/budget.ts";
 import { keepTailBytes } from "../tmux/utf8.ts";
@@ -416,4 +417,24 @@ Deno.test("classifyTmuxFailure: a socket tmux can never use is not 'no server'",
     classifyTmuxFailure("error connecting to /a (Is a directory)", "socket /a").message,
     "tmux cannot use socket /a (is a directory)",
   );
+});
+
+Deno.test("input: longestFitting finds the largest fitting count, measuring at most twice that", () => {
+  for (let total = 0; total <= 70; total++) {
+    for (let limit = 0; limit <= total + 2; limit++) {
+      const probes: number[] = [];
+      const found = longestFitting(total, (count) => {
+        probes.push(count);
+        return count <= limit;
+      });
+      assertEquals(found, Math.min(limit, total), `total ${total}, limit ${limit}`);
+      assert(probes.every((count) => count >= 1 && count <= total), `probes ${probes}`);
+      const largest = Math.max(0, ...probes);
+      assert(
+        largest <= Math.max(2 * limit, 1),
+        `total ${total}, limit ${limit}: probed ${largest}`,
+      );
+      assert(probes.length <= 2 * Math.log2(total + 2) + 2, `${probes.length} probes for ${total}`);
+    }
+  }
 });
