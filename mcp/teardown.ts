@@ -8,6 +8,7 @@
 
 import { z } from "zod";
 import { isOwnSocket, type Tmux } from "../tmux/client.ts";
+import { sessionTarget, windowTarget } from "../tmux/targets.ts";
 import { refuseIfHeldCaller, unlessHoldsCaller } from "./caller_guard.ts";
 import type { ToolContext } from "./registry.ts";
 
@@ -93,37 +94,66 @@ export function cascade(
   return { sessionIds: sessions, windowIds: windows, paneIds: panes };
 }
 
-/** What {@link guardedKill} kills, and how it checks. */
-export interface GuardedKill {
-  /** A read that fails when the target does not exist; its output is handed back. */
+/** A window or a session (an id, or an exact name) for {@link guardedKill}. */
+export type KillTarget = { windowId: string } | { session: string };
+
+/** How {@link guardedKill} checks, guards and kills one kind of target. */
+interface KillPlan {
+  /** A read that fails when the target does not exist. */
   check: string[];
-  /** The kill itself. */
   kill: string[];
   /** The tmux target whose panes must not include this server's own. */
   guardTarget: string;
-  /** Whether {@link GuardedKill.guardTarget} is a window or a session. */
   scope: "window" | "session";
-  /** The target as the refusal names it, from the check's output. */
-  what: (checked: string) => string;
+  /** The target as {@link cascade} takes it, from the check's output. */
+  cascadeTarget: (checked: string) => { windowId: string } | { sessionId: string };
+}
+
+function killPlan(target: KillTarget): KillPlan {
+  if ("windowId" in target) {
+    const window = windowTarget(target.windowId);
+    return {
+      // list-panes -t @N fails for a window that does not exist.
+      check: ["list-panes", "-t", window],
+      kill: ["kill-window", "-t", window],
+      guardTarget: window,
+      scope: "window",
+      cascadeTarget: () => ({ windowId: target.windowId }),
+    };
+  }
+  const session = sessionTarget(target.session);
+  return {
+    // list-windows -t fails for a session that does not exist and names its id.
+    check: ["list-windows", "-t", session, "-F", "#{session_id}"],
+    kill: ["kill-session", "-t", session],
+    // `=name:` (the session's current window): tmux 3.3a expands formats
+    // for a bare `=name` target without the session.
+    guardTarget: `${session}:`,
+    scope: "session",
+    cascadeTarget: (checked) => ({ sessionId: checked.split("\n")[0] }),
+  };
 }
 
 /**
- * Kills in one round trip: the check, every pane's row, and the kill unless
- * the target holds this server's pane (decided by tmux right before it).
- * Throws the caller refusal; resolves with the check's output and the rows
- * as they were right before the kill.
+ * Kills `target` in one round trip: a check that fails when it does not
+ * exist, every pane's row, and the kill unless the target holds this
+ * server's pane (decided by tmux right before it). Throws the caller
+ * refusal; resolves with what the kill removed.
  */
-export async function guardedKill(
-  ctx: ToolContext,
-  { check, kill, guardTarget, scope, what }: GuardedKill,
-): Promise<{ checked: string; rows: PaneRow[] }> {
+export async function guardedKill(ctx: ToolContext, target: KillTarget): Promise<Killed> {
+  const plan = killPlan(target);
   const caller = await ctx.caller.guardedPane(ctx.tmux);
-  const { checked, rows, after } = await readRows(ctx.tmux, check, [
+  const { checked, rows, after } = await readRows(ctx.tmux, plan.check, [
     ...keepOwnServerAlive(ctx.tmux),
-    ...unlessHoldsCaller(caller, guardTarget, scope, [kill]),
+    ...unlessHoldsCaller(caller, plan.guardTarget, plan.scope, [plan.kill]),
   ]);
-  refuseIfHeldCaller(caller, after.at(-1), what(checked));
-  return { checked, rows };
+  const named = plan.cascadeTarget(checked);
+  refuseIfHeldCaller(
+    caller,
+    after.at(-1),
+    "windowId" in named ? `window ${named.windowId}` : `session ${named.sessionId}`,
+  );
+  return cascade(rows, named);
 }
 
 /**

@@ -3,8 +3,7 @@
 import { z } from "zod";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { session } from "../mcp/schemas.ts";
-import { cascade, guardedKill, killedOutput, renderKilled } from "../mcp/teardown.ts";
-import { sessionTarget } from "../tmux/targets.ts";
+import { guardedKill, killedOutput, renderKilled } from "../mcp/teardown.ts";
 
 /** The kill_session tool. */
 export const killSession = defineTool({
@@ -19,19 +18,9 @@ export const killSession = defineTool({
   input: z.strictObject({ session }),
   output: killedOutput,
   async handler(args, ctx) {
-    const target = sessionTarget(args.session);
-    // list-windows -t fails for a session that does not exist and names its id.
-    const { checked: ids, rows } = await guardedKill(ctx, {
-      check: ["list-windows", "-t", target, "-F", "#{session_id}"],
-      kill: ["kill-session", "-t", target],
-      // `=name:` (the session's current window): tmux 3.3a expands formats
-      // for a bare `=name` target without the session.
-      guardTarget: `${target}:`,
-      scope: "session",
-      what: (out) => `session ${out.split("\n")[0]}`,
-    });
+    const killed = await guardedKill(ctx, { session: args.session });
     ctx.topologyChanged();
-    return { killed: cascade(rows, { sessionId: ids.split("\n")[0] }) };
+    return { killed };
   },
   render: renderKilled,
 });

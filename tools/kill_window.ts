@@ -3,8 +3,7 @@
 import { z } from "zod";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { windowId } from "../mcp/schemas.ts";
-import { cascade, guardedKill, killedOutput, renderKilled } from "../mcp/teardown.ts";
-import { windowTarget } from "../tmux/targets.ts";
+import { guardedKill, killedOutput, renderKilled } from "../mcp/teardown.ts";
 
 /** The kill_window tool. */
 export const killWindow = defineTool({
@@ -18,17 +17,9 @@ export const killWindow = defineTool({
   input: z.strictObject({ windowId }),
   output: killedOutput,
   async handler(args, ctx) {
-    const target = windowTarget(args.windowId);
-    // list-panes -t @N fails for a window that does not exist.
-    const { rows } = await guardedKill(ctx, {
-      check: ["list-panes", "-t", target],
-      kill: ["kill-window", "-t", target],
-      guardTarget: target,
-      scope: "window",
-      what: () => `window ${args.windowId}`,
-    });
+    const killed = await guardedKill(ctx, { windowId: args.windowId });
     ctx.topologyChanged();
-    return { killed: cascade(rows, { windowId: args.windowId }) };
+    return { killed };
   },
   render: renderKilled,
 });
