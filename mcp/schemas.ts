@@ -113,7 +113,7 @@ export const sessionView = z.object({
   name: z.string(),
   windows: z.int(),
   attached: z.int().describe(
-    "Number of clients attached (tmux counts this server's own control-mode client in the session it uses).",
+    "Number of clients attached, not counting this server's own control-mode clients (tmux ls counts them).",
   ),
   created: z.int().describe("Creation time, seconds since the Unix epoch."),
   activeWindowId: z.string(),

@@ -13,6 +13,7 @@ import {
 import { assert, assertEquals, assertStringIncludes, rejection } from "./assert.ts";
 import {
   childProcesses,
+  eventually,
   processTable,
   rawServer,
   type Session,
@@ -594,3 +595,65 @@ Deno.test("resources: stdin EOF exits 0 promptly with a live subscription and le
     await fx.close();
   }
 });
+
+/** A `tmux -C` client of the test's own (a person's, for the server) attached to `session`. */
+async function personAttached(fx: TmuxFixture, session: string): Promise<Deno.ChildProcess> {
+  const person = new Deno.Command("tmux", {
+    args: ["-S", fx.socketPath, "-C", "attach-session", "-t", session],
+    stdin: "piped",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  await eventually(
+    async () =>
+      (await fx.tmux("list-clients", "-F", "#{client_pid}")).split("\n")
+        .includes(String(person.pid)),
+    "the person's client attached",
+  );
+  return person;
+}
+
+for (const transport of ["control", "process"]) {
+  Deno.test(`resources (${transport}): attached counts people, not the server's own clients, and subscribing alone sends no update`, async () => {
+    await withNotifications(["--transport", transport], async (fx, s, n) => {
+      await s.client.listResources();
+      const from = n.mark();
+      await s.client.subscribeResource({ uri: "tmux://sessions" });
+      await eventually(async () => {
+        const pid = await listenerPid(s, fx.socketPath);
+        return pid !== undefined &&
+          (await fx.tmux("list-clients", "-F", "#{client_pid}")).split("\n").includes(String(pid));
+      }, "the listener attached");
+      // tmux counts our clients: the listener, and the transport's own in control mode.
+      assertEquals(
+        await fx.tmux("list-sessions", "-F", "#{session_attached}"),
+        transport === "control" ? "2" : "1",
+      );
+      const attached = async () => ({
+        resource: JSON.parse(await readText(s, "tmux://sessions"))
+          .map((x: { attached: number }) => x.attached),
+        tool: (await s.ok<{ sessions: { attached: number }[] }>("list_sessions")).sessions
+          .map((x) => x.attached),
+      });
+      assertEquals(await attached(), { resource: [0], tool: [0] });
+      // Fence: two splits, each a list change. The second one's check starts
+      // after the first one's has ended, and both read the sessions after the
+      // listener attached: an update its attach caused would come before.
+      let fence = n.mark();
+      await fx.tmux("split-window", "-d", "-t", "=main:");
+      await n.next(fence, listChanged, "list_changed after a split");
+      fence = n.mark();
+      await fx.tmux("split-window", "-d", "-t", "=main:");
+      await n.next(fence, listChanged, "list_changed after a second split");
+      assertEquals(n.since(from, updatedOf("tmux://sessions")), [], "no update from subscribing");
+
+      const person = await personAttached(fx, "main");
+      try {
+        assertEquals(await attached(), { resource: [1], tool: [1] }, "a person is counted");
+      } finally {
+        await person.stdin.close();
+        await person.status;
+      }
+    });
+  });
+}

@@ -34,9 +34,15 @@ export function killChild(child: Deno.ChildProcess): void {
   }
 }
 
-/** Process ids of this server's live control-mode clients (they show up in `list-clients`). */
-export function ownClientPids(): Set<number> {
-  const pids = new Set<number>();
-  for (const [child, kind] of live) if (kind === "control") pids.add(child.pid);
-  return pids;
+/**
+ * How many of the tmux clients with these process ids are not this server's
+ * own control-mode clients (tmux counts those as attached like any other):
+ * the people, and other programs, attached.
+ */
+export function foreignClients(pids: Iterable<number>): number {
+  const own = new Set<number>();
+  for (const [child, kind] of live) if (kind === "control") own.add(child.pid);
+  let count = 0;
+  for (const pid of pids) if (!own.has(pid)) count++;
+  return count;
 }

@@ -6,9 +6,11 @@
  * @module
  */
 
+import { foreignClients } from "./children.ts";
 import type { Tmux } from "./client.ts";
 import { TmuxError } from "./errors.ts";
 import {
+  type Field,
   flag,
   formatOf,
   int,
@@ -57,11 +59,32 @@ const WINDOW = {
   activePaneId: text("pane_id"),
 };
 
+/**
+ * The clients attached to a session, not counting this server's own control
+ * clients (tmux's `session_attached` counts them, so a session nobody looks at
+ * would read as attached). tmux names a client after its terminal, or
+ * `client-<pid>` when it has none (server-client.c), as every client this
+ * server starts (on pipes) has; `session_attached_list` joins the names with
+ * commas.
+ */
+function attachedClients(): Field<number> {
+  return {
+    variable: "session_attached_list",
+    parse: (raw) =>
+      foreignClients(
+        raw.split(",").filter((name) => name !== "").map((name) =>
+          // A terminal's client is never one of ours: -1 is no process id.
+          Number(/^client-(\d+)$/.exec(name)?.[1] ?? -1)
+        ),
+      ),
+  };
+}
+
 const SESSION = {
   sessionId: text("session_id"),
   name: text("session_name"),
   windows: int("session_windows"),
-  attached: int("session_attached"),
+  attached: attachedClients(),
   created: int("session_created"),
   activeWindowId: text("window_id"),
   activePaneId: text("pane_id"),

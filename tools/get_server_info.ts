@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { defineTool, readsMetadata } from "../mcp/registry.ts";
-import { ownClientPids } from "../tmux/children.ts";
+import { foreignClients } from "../tmux/children.ts";
 import { isOwnSocket } from "../tmux/client.ts";
 import { commandList } from "../tmux/guard.ts";
 import { formatOf, int, parseRows, text } from "../tmux/format.ts";
@@ -51,13 +51,12 @@ export const getServerInfo = defineTool({
     ]);
     const rows = sessions === "" ? [] : sessions.split("\n").map((row) => row.split(" "));
     const sum = (values: string[]) => values.reduce((total, v) => total + Number(v || 0), 0);
-    const own = ownClientPids();
     return {
       ...parseRows(SERVER, server)[0],
       sessions: rows.length,
       windows: sum(rows.map((row) => row[0])),
       panes: sum(rows.flatMap((row) => row.slice(1))),
-      clients: clients.split("\n").filter((pid) => pid !== "" && !own.has(Number(pid))).length,
+      clients: foreignClients(clients.split("\n").filter((pid) => pid !== "").map(Number)),
       ownedByThisServer: isOwnSocket(ctx.tmux.socket),
     };
   },
