@@ -352,9 +352,9 @@ export class LiveResources implements ResourceProvider {
       const where = `${sessionName.get(pane.sessionId) ?? pane.sessionId}:${
         w ? `${w.index} (${w.name})` : pane.windowId
       }.${pane.index}`;
-      // Only topology goes into the listing (no running command, no size):
-      // list_changed is sent when the listing differs, and it must not fire
-      // for every command a pane runs.
+      // The names here are labels for people: list_changed follows the URIs
+      // only (mcp/server.ts listingKey), so a window renamed after the
+      // program in it changes the description without a notification.
       entries.push(
         {
           uri: paneUri(pane.paneId, "view"),
@@ -495,7 +495,11 @@ export class LiveResources implements ResourceProvider {
   }
 }
 
-/** Control-mode notifications after which the resource list may have changed. */
+/**
+ * Control-mode notifications after which the resource list or the sessions
+ * view may have changed. Window renames are not among them: neither shows a
+ * window's name, and automatic-rename renames a window at every command run.
+ */
 const TOPOLOGY_NOTIFICATIONS = [
   "%sessions-changed",
   "%session-renamed ",
@@ -503,8 +507,6 @@ const TOPOLOGY_NOTIFICATIONS = [
   "%unlinked-window-add ",
   "%window-close ",
   "%unlinked-window-close ",
-  "%window-renamed ",
-  "%unlinked-window-renamed ",
   // A pane split off or killed in the attached session shows up as a layout change.
   "%layout-change ",
   // The listener's format subscription to every session, window and pane.

@@ -80,6 +80,17 @@ const LIST_CHANGED_COALESCE_MS = 200;
 /** Completion answers carry at most this many values (MCP's limit). */
 const MAX_COMPLETIONS = 100;
 
+/**
+ * What `list_changed` compares: the set of resource URIs. Descriptions carry
+ * labels (a window's name follows the program in its pane under tmux's
+ * automatic-rename), and a client told the list changed at every command a
+ * person runs would re-list for nothing; a resource appearing, going away or
+ * changing its URI is what changes the list.
+ */
+export function listingKey(resources: readonly { uri: string }[]): string {
+  return JSON.stringify(resources.map((r) => r.uri).sort());
+}
+
 /** Converts a zod schema to the JSON Schema sent in `tools/list`. */
 export function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
   const json = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
@@ -113,7 +124,7 @@ export class TmuxMcpServer {
   readonly #options: ServerOptions;
   readonly #byName: Map<string, AnyTool>;
   #listChangedTimer: ReturnType<typeof setTimeout> | undefined;
-  /** The resource list the client last received or was told changed; undefined: unknown. */
+  /** The set of resources the client last received or was told changed; undefined: unknown. */
   #lastListing: string | undefined;
   #checking = false;
   #recheck = false;
@@ -148,7 +159,7 @@ export class TmuxMcpServer {
     );
     this.server.setRequestHandler(ListResourcesRequestSchema, async () => {
       const resources = await this.#listResources();
-      this.#lastListing = JSON.stringify(resources);
+      this.#lastListing = listingKey(resources);
       return { resources };
     });
     this.server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
@@ -265,7 +276,7 @@ export class TmuxMcpServer {
     try {
       let listing: string | undefined;
       try {
-        listing = JSON.stringify(await this.#listResources());
+        listing = listingKey(await this.#listResources());
       } catch (error) {
         // The list cannot be read now (tmux gone or its session just killed):
         // say it changed rather than stay silent. Only a bug is worth a log line.

@@ -349,7 +349,38 @@ for (const transport of ["control", "process"]) {
   });
 }
 
-Deno.test("resources (control): a person's new window, rename and kill send list_changed", async () => {
+for (const transport of ["control", "process"]) {
+  Deno.test(`resources (${transport}): renames send no list_changed (automatic-rename follows every command); a new pane does`, async () => {
+    await withNotifications(["--transport", transport], async (fx, s, n) => {
+      const pane = await firstPane(fx);
+      await s.client.subscribeResource({ uri: "tmux://sessions" });
+      await s.client.listResources();
+      const from = n.mark();
+      await fx.typeLine(pane, "cat");
+      await eventually(
+        async () =>
+          (await fx.tmux("display-message", "-p", "-t", pane, "#{window_name}")) === "cat",
+        "automatic-rename named the window after cat",
+      );
+      // Fence: the update of the sessions view comes from a check that read
+      // the resource list after both renames, and a list change found there
+      // is sent before the update.
+      await fx.tmux("rename-session", "-t", "=main", "fence");
+      await n.next(from, updatedOf("tmux://sessions"), "the sessions view updated for the rename");
+      assertEquals(n.since(from, listChanged), [], "no list_changed for renames");
+      const { resources } = await s.client.listResources();
+      assert(
+        resources.some((r: { description?: string }) => r.description?.includes("fence:0 (cat)")),
+        "the listing shows the new names",
+      );
+      const split = n.mark();
+      await fx.tmux("split-window", "-d", "-t", pane);
+      await n.next(split, listChanged, "list_changed after a new pane");
+    });
+  });
+}
+
+Deno.test("resources (control): a person's new window, new session and kill send list_changed", async () => {
   await withNotifications([], async (fx, s, n) => {
     await s.client.listResources();
     let from = n.mark();
@@ -359,9 +390,6 @@ Deno.test("resources (control): a person's new window, rename and kill send list
       (await s.client.listResources()).resources.length > 0,
       "the list can be read again",
     );
-    from = n.mark();
-    await fx.tmux("rename-window", "-t", window, "by-hand");
-    await n.next(from, listChanged, "list_changed after a person's rename-window");
     from = n.mark();
     // A second session the transport is not attached to: windows there are reported too.
     await fx.tmux("new-session", "-d", "-s", "other");
@@ -419,7 +447,7 @@ Deno.test("resources (process): while anyone is subscribed, a person's changes s
     await fx.tmux("kill-session", "-t", "main");
     await n.next(from, listChanged, "list_changed after a person's kill-session");
     from = n.mark();
-    await fx.tmux("rename-session", "-t", "second", "renamed");
+    await fx.tmux("split-window", "-d", "-t", "=second:");
     await n.next(from, listChanged, "list_changed after the listener moved sessions");
     await s.client.unsubscribeResource({ uri: "tmux://sessions" });
     assertEquals(await controlClients(s, fx.socketPath), [], "no client once unsubscribed");

@@ -35,12 +35,13 @@ import { leaveControlClient, markAttached, spawnControlClient } from "./control_
 export const TOPOLOGY_SUBSCRIPTION = "tmux-mcp-topology";
 
 /**
- * Every session, window and pane, with the names and indexes the resource
- * listing shows. No commas: in a loop (`#{P:a,b}`) a comma starts the
- * format used for the current item only.
+ * Every session (with its name, which the sessions view shows), window and
+ * pane, by id: what the resource list and the sessions view are made of. No
+ * window names: neither shows them, and automatic-rename changes them at
+ * every command a pane runs, which would make each a check. No commas: in a
+ * loop (`#{P:a,b}`) a comma starts the format used for the current item only.
  */
-const TOPOLOGY_FORMAT = "#{S:#{session_id}=#{session_name}" +
-  "#{W:|#{window_id}.#{window_index}=#{window_name}#{P: #{pane_id}.#{pane_index}}};}";
+const TOPOLOGY_FORMAT = "#{S:#{session_id}=#{session_name}#{W:|#{window_id}#{P: #{pane_id}}};}";
 
 /** How long the client may take to leave after its stdin closes. */
 const EXIT_GRACE_MS = 1_000;
