@@ -14,6 +14,7 @@ import { assert, assertEquals, assertStringIncludes, rejection } from "./assert.
 import {
   childProcesses,
   eventually,
+  FIXTURE_SHELL,
   processTable,
   rawServer,
   type Session,
@@ -682,6 +683,63 @@ for (const transport of ["control", "process"]) {
         await person.stdin.close();
         await person.status;
       }
+    });
+  });
+}
+
+/** The server's listen-only clients (read-only, no-output) on `socketPath`. */
+async function listenerClients(session: Session, socketPath: string): Promise<number[]> {
+  return (await childProcesses(session.transport.pid!))
+    .filter((p) => p.args.includes(socketPath) && p.args.includes("read-only,no-output"))
+    .map((p) => p.pid);
+}
+
+for (const transport of ["control", "process"]) {
+  Deno.test(`resources (${transport}): tmux://sessions hears new sessions after the last one was killed and after tmux restarted`, async () => {
+    await withNotifications(["--transport", transport], async (fx, s, n) => {
+      const uri = "tmux://sessions";
+      // Kept alive without sessions, as the server's own tmux server is.
+      await fx.tmux("set-option", "-s", "exit-empty", "off");
+      await s.client.subscribeResource({ uri });
+      const names = async () =>
+        JSON.parse(await readText(s, uri)).map((x: { name: string }) => x.name);
+
+      let from = n.mark();
+      await fx.tmux("kill-session", "-t", "=main");
+      await n.next(from, updatedOf(uri), "update after the last session was killed");
+      assertEquals(await names(), []);
+      from = n.mark();
+      await fx.tmux("new-session", "-d", "-s", "again");
+      await n.next(from, updatedOf(uri), "update for a session created after all were killed");
+      assertEquals(await names(), ["again"]);
+
+      from = n.mark();
+      await fx.tmux("kill-server");
+      await n.next(from, updatedOf(uri), "update after the tmux server exited");
+      from = n.mark();
+      await fx.tmux(
+        "start-server",
+        ";",
+        "set-option",
+        "-g",
+        "default-command",
+        FIXTURE_SHELL,
+        ";",
+        "new-session",
+        "-d",
+        "-s",
+        "reborn",
+      );
+      await n.next(from, updatedOf(uri), "update for a session of the restarted server");
+      assertEquals(await names(), ["reborn"]);
+
+      // One listener, and none once nobody is subscribed: no attempt left a client behind.
+      await eventually(
+        async () => (await listenerClients(s, fx.socketPath)).length === 1,
+        "exactly one listener",
+      );
+      await s.client.unsubscribeResource({ uri });
+      assertEquals(await listenerClients(s, fx.socketPath), [], "no listener once unsubscribed");
     });
   });
 }

@@ -22,7 +22,12 @@
  * into the session), `read-only`, `ignore-size` (it never sizes anyone's
  * windows) and `no-output` (no `%output` flood); the subscription is the only
  * command it sends. When its session ends it attaches to another one, if any
- * is left.
+ * is left. When none is (the own server outlives its last session) or the
+ * server is gone (tmux restarts on the same socket), it tries again after
+ * {@link RETRY_MIN_MS}, doubling up to {@link RETRY_MAX_MS}: tmux 3.3a keeps
+ * no control client without a session, so asking is the only way to learn
+ * that one appeared. That costs one `tmux list-sessions` every two seconds,
+ * only while someone is subscribed and nothing can be listened to.
  *
  * @module
  */
@@ -42,6 +47,11 @@ export const TOPOLOGY_SUBSCRIPTION = "tmux-mcp-topology";
  * loop (`#{P:a,b}`) a comma starts the format used for the current item only.
  */
 const TOPOLOGY_FORMAT = "#{S:#{session_id}=#{session_name}#{W:|#{window_id}#{P: #{pane_id}}};}";
+
+/** First wait before attaching again when there was nothing to attach to. */
+export const RETRY_MIN_MS = 250;
+/** Longest wait between attempts: a new session is heard within about this long. */
+export const RETRY_MAX_MS = 2_000;
 
 /** How long the client may take to leave after its stdin closes. */
 const EXIT_GRACE_MS = 1_000;
@@ -70,6 +80,8 @@ export class TopologyListener {
   #wantedSubscription!: { child: Deno.ChildProcess; session: string };
   #subscribing = false;
   #resubscribe = false;
+  #retry: ReturnType<typeof setTimeout> | undefined;
+  #retryMs = RETRY_MIN_MS;
 
   /** `notify` receives every notification line (`%window-add @3`, …). */
   constructor(readonly tmux: Tmux, readonly notify: (line: string) => void) {}
@@ -82,6 +94,8 @@ export class TopologyListener {
   /** Attaches a client unless one is attached; resolves once it is (or could not be). */
   start(): Promise<void> {
     this.#wanted = true;
+    clearTimeout(this.#retry);
+    this.#retry = undefined;
     if (this.#child) return Promise.resolve();
     this.#starting ??= this.#attach().finally(() => (this.#starting = undefined));
     return this.#starting;
@@ -90,6 +104,9 @@ export class TopologyListener {
   /** Ends the client and waits until it has exited. */
   async stop(): Promise<void> {
     this.#wanted = false;
+    clearTimeout(this.#retry);
+    this.#retry = undefined;
+    this.#retryMs = RETRY_MIN_MS;
     await this.#starting;
     const child = this.#child;
     const done = this.#done;
@@ -104,10 +121,10 @@ export class TopologyListener {
       const ids = await this.tmux.one(["list-sessions", "-F", "#{session_id}"]);
       session = ids.split("\n").find((id) => id !== "");
     } catch {
-      // No server (or no answer): nothing to listen to until a tool call creates one.
-      return;
+      // No server (or no answer): nothing to listen to until one is back.
     }
-    if (session === undefined || !this.#wanted) return;
+    if (!this.#wanted) return;
+    if (session === undefined) return this.#retryLater();
     let child: Deno.ChildProcess | undefined;
     try {
       child = await spawnControlClient(this.tmux.binary, socketArgs(this.tmux.socket), session, {
@@ -117,11 +134,22 @@ export class TopologyListener {
       });
     } catch {
       // tmux missing or not permitted: tool calls report the real problem.
-      return;
+      return this.#retryLater();
     }
     if (!child) return;
     this.#child = child;
     this.#done = this.#read(child);
+  }
+
+  /** Attaches again later, each wait twice the last up to {@link RETRY_MAX_MS}. */
+  #retryLater(): void {
+    if (!this.#wanted || this.#retry !== undefined) return;
+    const delay = this.#retryMs;
+    this.#retryMs = Math.min(delay * 2, RETRY_MAX_MS);
+    this.#retry = setTimeout(() => {
+      this.#retry = undefined;
+      if (this.#wanted) void this.start();
+    }, delay);
   }
 
   /**
@@ -192,7 +220,10 @@ export class TopologyListener {
           if (line.startsWith("%session-changed ")) {
             // The first one is the attach; a later one moved the client
             // (its session ended under detach-on-destroy off).
-            if (session === undefined) markAttached(child);
+            if (session === undefined) {
+              markAttached(child);
+              this.#retryMs = RETRY_MIN_MS;
+            }
             session = line.split(" ")[1];
             // A new session: a pane there, even if the old one still exists.
             if (this.#subscribed?.child === child) this.#subscribed = undefined;
@@ -210,7 +241,11 @@ export class TopologyListener {
     await child.status;
     if (this.#child !== child) return;
     this.#child = undefined;
-    // Its session ended under it: listen on another one if any is left.
-    if (this.#wanted) void this.start();
+    if (!this.#wanted) return;
+    // Its session ended under it: listen on another one if any is left. A
+    // client that never attached (its session went first, or tmux refused
+    // it) waits its turn, so a failing attach is not retried in a loop.
+    if (session === undefined) this.#retryLater();
+    else void this.start();
   }
 }
