@@ -25,7 +25,7 @@
 
 import type { Tmux } from "../tmux/client.ts";
 import { TmuxError } from "../tmux/errors.ts";
-import { watchPaneOutput } from "../tmux/output_watch.ts";
+import { type PaneWatch, watchPaneOutput } from "../tmux/output_watch.ts";
 import { TOPOLOGY_SUBSCRIPTION } from "../tmux/topology_listen.ts";
 import { PANE_ID, paneTarget } from "../tmux/targets.ts";
 import {
@@ -200,7 +200,8 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 class PaneSubscription {
   readonly #abort = new AbortController();
   #loop: Promise<void> = Promise.resolve();
-  #closeWatch: () => Promise<void> = () => Promise.resolve();
+  /** The watch in use: replaced when the pane moves to another session. */
+  #watch: PaneWatch | undefined;
 
   constructor(
     readonly ref: PaneRef,
@@ -230,7 +231,7 @@ class PaneSubscription {
     // Armed before the baseline read: output printed in between wakes the
     // watch, and the comparison then decides whether anything changed.
     const watch = await watchPaneOutput(tmux, this.ref.paneId, { signal });
-    this.#closeWatch = () => watch.close();
+    this.#watch = watch;
     let baseline: string;
     try {
       baseline = this.#fingerprint(await readPane(tmux, this.ref.paneId, caller));
@@ -238,7 +239,7 @@ class PaneSubscription {
       await watch.close();
       throw paneMissing(error);
     }
-    this.#loop = this.#run(watch, baseline, caller);
+    this.#loop = this.#run(baseline, caller);
   }
 
   #fingerprint(state: PaneState): string {
@@ -247,17 +248,15 @@ class PaneSubscription {
       : `${state.pane.historySize}\n${state.cursor}\n${state.screen}`;
   }
 
-  async #run(
-    watch: Awaited<ReturnType<typeof watchPaneOutput>>,
-    baseline: string,
-    caller: string | null,
-  ): Promise<void> {
+  async #run(baseline: string, caller: string | null): Promise<void> {
     const signal = this.#abort.signal;
     let last = baseline;
     let lastRead = performance.now();
+    let lookNow = false;
     try {
       while (!signal.aborted) {
-        await watch.next(SAFETY_MS);
+        if (!lookNow) await this.#watch?.next(SAFETY_MS);
+        lookNow = false;
         if (signal.aborted) break;
         // Spacing reads spaces updates, and bounds a polling watch's cost.
         await sleep(lastRead + UPDATE_SPACING_MS - performance.now(), signal);
@@ -285,20 +284,42 @@ class PaneSubscription {
           last = now;
           this.updated();
         }
+        // Moved to another session (move-pane, join-pane, move-window): its
+        // output now goes to that session's control clients only. What it
+        // printed before the new watch was armed is found by reading again.
+        if (state.pane.sessionId !== this.#watch?.sessionId) lookNow = await this.#rewatch();
       }
     } finally {
       // Ended first: a new subscribe must not join this one while its
       // control client is still on its way out.
       if (!signal.aborted) this.ended();
-      await watch.close();
+      await this.#watch?.close();
     }
+  }
+
+  /** Replaces the watch with one on the pane's session now; false if that could not be armed. */
+  async #rewatch(): Promise<boolean> {
+    let moved: PaneWatch;
+    try {
+      moved = await watchPaneOutput(this.ctx.tmux, this.ref.paneId, {
+        signal: this.#abort.signal,
+      });
+    } catch (error) {
+      // No answer: the old watch and the safety read carry on; the next read tries again.
+      if (!isGone(error)) logError(`subscription to ${this.ref.paneId}`, error);
+      return false;
+    }
+    const old = this.#watch;
+    this.#watch = moved;
+    await old?.close();
+    return true;
   }
 
   /** Stops the loop and waits until the watch (and its control client) is gone. */
   async close(): Promise<void> {
     this.#abort.abort();
     await this.#loop;
-    await this.#closeWatch();
+    await this.#watch?.close();
   }
 }
 

@@ -743,3 +743,54 @@ for (const transport of ["control", "process"]) {
     });
   });
 }
+
+/** Sessions (by name) that the server's pane-watching clients are attached to, one entry per client. */
+async function watchedSessions(fx: TmuxFixture, session: Session): Promise<string[]> {
+  const watchers = new Set(
+    (await childProcesses(session.transport.pid!))
+      .filter((p) =>
+        p.args.includes(fx.socketPath) && p.args.includes("-f ignore-size,read-only -t")
+      )
+      .map((p) => String(p.pid)),
+  );
+  return (await fx.tmux("list-clients", "-F", "#{client_pid} #{session_name}")).split("\n")
+    .map((line) => line.split(" ")).filter(([pid]) => watchers.has(pid)).map(([, name]) => name)
+    .sort();
+}
+
+for (const transport of ["control", "process"]) {
+  Deno.test(`resources (${transport}): a subscribed pane moved to another session is watched there`, async () => {
+    await withNotifications(["--transport", transport], async (fx, s, n) => {
+      const pane = await firstPane(fx);
+      await fx.tmux("new-session", "-d", "-s", "other");
+      // main keeps a pane, so its session (and the watch on it) outlives the move.
+      await fx.tmux("split-window", "-d", "-t", pane);
+      const uri = contentUri(pane);
+      await s.client.subscribeResource({ uri });
+      assertEquals(await watchedSessions(fx, s), ["main"]);
+
+      await fx.tmux("join-pane", "-d", "-s", pane, "-t", "=other:");
+      await eventually(
+        async () => JSON.stringify(await watchedSessions(fx, s)) === '["other"]',
+        "the pane's watch moved to other",
+      );
+      let from = n.mark();
+      await fx.runInPane(pane, "echo printed-in-other");
+      await n.next(from, updatedOf(uri), "update for output in the new session");
+      assertStringIncludes(await readText(s, uri), "printed-in-other");
+
+      // The window goes, with the session it leaves empty: the watch follows it again.
+      const window = await fx.tmux("display-message", "-p", "-t", pane, "#{window_id}");
+      await fx.tmux("move-window", "-s", window, "-t", "=main:");
+      await eventually(
+        async () => JSON.stringify(await watchedSessions(fx, s)) === '["main"]',
+        "the pane's watch moved back to main",
+      );
+      from = n.mark();
+      await fx.runInPane(pane, "echo printed-in-main");
+      await n.next(from, updatedOf(uri), "update for output after move-window");
+      await s.client.unsubscribeResource({ uri });
+      assertEquals(await watchedSessions(fx, s), [], "no watch left");
+    });
+  });
+}

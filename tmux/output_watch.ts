@@ -54,6 +54,12 @@ export interface PaneWatch {
   /** How this watch learns about output now. */
   readonly mechanism: WakeMechanism;
   /**
+   * The session the pane was in when the watch was armed (undefined for a
+   * pane that was not found): tmux tells a control client only about panes
+   * of its own session, so a pane moved elsewhere needs a new watch.
+   */
+  readonly sessionId: string | undefined;
+  /**
    * Resolves true as soon as the pane printed (or its window changed) since
    * the previous call, false after `ms` without that or once the watch is
    * closed or aborted. A polling watch resolves true every {@link POLL_MS}.
@@ -261,6 +267,7 @@ class Watch implements PaneWatch {
 
   constructor(
     paneId: string,
+    readonly sessionId: string | undefined,
     readonly feed: SessionFeed | undefined,
     readonly signal: AbortSignal | undefined,
   ) {
@@ -320,7 +327,7 @@ export async function watchPaneOutput(
   const [id, sessionId] = found.split(" ");
   // display-message prints empty fields for a pane that does not exist: the
   // caller's next read reports that; polling costs nothing meanwhile.
-  if (id !== paneId || !sessionId) return new Watch(paneId, undefined, options.signal);
+  if (id !== paneId || !sessionId) return new Watch(paneId, undefined, undefined, options.signal);
   const feed = await attachedFeed(tmux, sessionId, options.signal);
-  return new Watch(paneId, feed, options.signal);
+  return new Watch(paneId, sessionId, feed, options.signal);
 }
