@@ -7,6 +7,8 @@
  * @module
  */
 
+import { errorText, ToolError } from "./errors.ts";
+import { compilePattern, loadPatternEngine } from "./pattern.ts";
 import { INVALID_PARAMS, ResourceError } from "./resources.ts";
 import type { Settings } from "./settings.ts";
 import { PANE_ID } from "../tmux/targets.ts";
@@ -41,6 +43,8 @@ interface Env {
 
 interface PromptDef extends PromptListing {
   offered(env: Env): boolean;
+  /** Refuses arguments the recipe's tool calls would refuse, before it is rendered. */
+  check?(args: Record<string, string>): Promise<void>;
   render(args: Record<string, string>, env: Env): string;
 }
 
@@ -134,6 +138,20 @@ const watchUntil: PromptDef = {
     },
   ],
   offered: (env) => env.has("wait_for_text"),
+  async check({ pattern }) {
+    // The recipe's wait_for_text call reads the pattern as a regular
+    // expression ignoring case (its defaults): the same validator refuses
+    // here what that call would refuse, with the same words.
+    await loadPatternEngine();
+    try {
+      compilePattern(pattern, { literal: false, ignoreCase: true });
+    } catch (error) {
+      if (error instanceof ToolError) {
+        throw new ResourceError(errorText("watch_until", error), INVALID_PARAMS);
+      }
+      throw error;
+    }
+  },
   render({ paneId, pattern }, env) {
     return `Watch tmux pane ${paneId} until it prints text matching ${
       JSON.stringify(pattern)
@@ -315,8 +333,8 @@ export class Prompts {
     }));
   }
 
-  /** Renders prompt `name` with `args`; throws a ResourceError the client can act on. */
-  get(name: string, args: Record<string, string> | undefined): RenderedPrompt {
+  /** Renders prompt `name` with `args`; rejects with a ResourceError the client can act on. */
+  async get(name: string, args: Record<string, string> | undefined): Promise<RenderedPrompt> {
     const prompt = ALL.find((p) => p.name === name && p.offered(this.#env));
     if (!prompt) {
       throw new ResourceError(
@@ -354,6 +372,7 @@ export class Prompts {
         INVALID_PARAMS,
       );
     }
+    await prompt.check?.(values);
     return {
       description: prompt.description,
       messages: [{

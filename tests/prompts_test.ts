@@ -46,11 +46,11 @@ const ARGS: Record<string, Record<string, string>> = {
   build_workspace: { sessionName: "proj", windows: "editor, server=npm run dev" },
 };
 
-function render(prompts: Prompts, name: string, args = ARGS[name]): string {
-  return prompts.get(name, args).messages[0].content.text;
+async function render(prompts: Prompts, name: string, args = ARGS[name]): Promise<string> {
+  return (await prompts.get(name, args)).messages[0].content.text;
 }
 
-Deno.test("prompts: every offered recipe names only selected tools, in every selection", () => {
+Deno.test("prompts: every offered recipe names only selected tools, in every selection", async () => {
   const cases: string[][] = [
     ...toolsetSubsets().map((sets) => selection(sets)),
     selection(["inspect"], ["send_keys"]),
@@ -63,7 +63,7 @@ Deno.test("prompts: every offered recipe names only selected tools, in every sel
   for (const selected of cases) {
     const prompts = new Prompts(selected, { waitMaxSeconds: 30 });
     for (const { name } of prompts.list()) {
-      const text = render(prompts, name);
+      const text = await render(prompts, name);
       const stray = toolsNamed(text).filter((tool) => !selected.includes(tool));
       assertEquals(stray, [], `${name} with ${selected.length} tools names unselected tools`);
     }
@@ -88,34 +88,31 @@ Deno.test("prompts: which prompts are offered follows the selection", () => {
   ]);
 });
 
-Deno.test("prompts: run_and_check without run_shell_command types an exit marker with send_keys", () => {
+Deno.test("prompts: run_and_check without run_shell_command types an exit marker with send_keys", async () => {
   const prompts = new Prompts(selection(["inspect"], ["send_keys"]), { waitMaxSeconds: 12 });
-  const text = render(prompts, "run_and_check");
+  const text = await render(prompts, "run_and_check");
   assertStringIncludes(text, 'send_keys {"paneId":"%7","text":"make test; echo \\"exit=$?\\""');
   assertStringIncludes(text, '"patterns":["^exit=\\\\d+$"]');
   assertStringIncludes(text, '"timeoutSeconds":12');
 });
 
-Deno.test("prompts: build_workspace reads names and commands; windows are checked", () => {
+Deno.test("prompts: build_workspace reads names and commands; windows are checked", async () => {
   assertEquals(parseWindows(" editor , server = npm run dev -- --port=3000,, logs=tail -f a.log"), [
     { name: "editor", command: null },
     { name: "server", command: "npm run dev -- --port=3000" },
     { name: "logs", command: "tail -f a.log" },
   ]);
   const prompts = new Prompts(selection(["inspect", "manage", "execute"]), { waitMaxSeconds: 30 });
-  let error = "";
-  try {
-    prompts.get("build_workspace", { sessionName: "x", windows: " , " });
-  } catch (e) {
-    error = String(e);
-  }
+  const error = await rejection(() =>
+    prompts.get("build_workspace", { sessionName: "x", windows: " , " })
+  );
   assertStringIncludes(error, "at least one window");
   // A program that fails at once printed its error before any wait began:
   // the recipe reads the pane before it waits for more.
-  const recipe = prompts.get("build_workspace", {
+  const recipe = await render(prompts, "build_workspace", {
     sessionName: "x",
     windows: "logs=tail -f a.log",
-  }).messages[0].content.text;
+  });
   const read = recipe.indexOf("snapshot_pane {");
   assert(read > 0 && read < recipe.indexOf("wait_for_text {"), "read first, then wait");
 });
@@ -218,6 +215,15 @@ Deno.test("prompts: bad or missing arguments and unoffered prompts answer clear 
     assertStringIncludes(unoffered, "watch_until, diagnose_pane");
     const text = await promptText(s, "diagnose_pane", { paneId: "%1" });
     assert(!text.includes("respawn_pane"), "no execute tool in an inspect-only recipe");
+    // watch_until refuses what its wait_for_text call would, in the same words.
+    for (const pattern of ["(?=x)ready", "ready(", "a{2000}", "é".repeat(600)]) {
+      const tool = await s.fails("wait_for_text", { patterns: [pattern] });
+      const refused = await rejection(() =>
+        s.client.getPrompt({ name: "watch_until", arguments: { paneId: "%1", pattern } })
+      );
+      assertStringIncludes(refused, `watch_until ${tool.replace(/^wait_for_text /, "")}`);
+      assert(!refused.includes(pattern), "the rejected pattern is not echoed");
+    }
   });
 });
 
