@@ -9,7 +9,8 @@
  * told about; updates are spaced at least {@link UPDATE_SPACING_MS} apart, so
  * a burst of output gives a handful of notifications, not one per line. A
  * pane that is killed or whose program exits gets one final update and its
- * subscription ends. A subscription to `tmux://sessions` is updated when a
+ * subscription ends; a pane moved to another session is watched there from
+ * the read that finds it moved. A subscription to `tmux://sessions` is updated when a
  * topology check finds the sessions view changed. While anything is
  * subscribed, a companion (the topology listener, tmux/topology_listen.ts)
  * runs too. Nothing runs while nobody is subscribed: no watch, no listener,
