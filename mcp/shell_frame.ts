@@ -12,6 +12,8 @@
  * start and end markers that the shell assembles from two pieces (the echo of
  * the typed line never contains a whole marker), then stores the exit status
  * in a pane option and signals a per-call `wait-for` channel through tmux.
+ * When the frame itself is killed (kill -9), the pane's shell does those last
+ * steps in its place, so the pane is not left marked busy.
  *
  * @module
  */
@@ -180,16 +182,9 @@ export function buildFrame(target: FrameTarget, command: string, id = newRunId()
     runningMark({ id, owner: target.owner, started: true })
   }`;
   const setPath = (path: string) => `printf '\\033]7;%s\\007' '${path}'`;
-  const line = [
-    // `trap : INT` keeps this subshell alive when C-c ends the command, so
-    // the status is still stored and the channel still signalled.
-    `(trap : INT`,
-    commandOption === null
-      ? `${setPath(startedPath(id))}; ${print("start>>")}; (eval ${word})`
-      : `__tmux_mcp_c=$(${tmux} show-options -pqvt ${pane} ${commandOption} \\; ` +
-        `set-option -put ${pane} ${commandOption} \\; ${started}) && ${print("start>>")} && ` +
-        `(eval "$__tmux_mcp_c")`,
-    `__tmux_mcp_s=$?`,
+  // Ends the run with the status in $__tmux_mcp_s: end marker, status,
+  // busy mark, channel.
+  const finish = [
     print("end>>"),
     // The path goes back to empty, tmux's own value; a shell that reports
     // its directory (OSC 7 at each prompt) sets it again.
@@ -202,8 +197,27 @@ export function buildFrame(target: FrameTarget, command: string, id = newRunId()
         `set-option -pu -t ${target.paneId} ${RUNNING_OPTION} ; ` +
           `set-option -pu -t ${target.paneId} ${TYPED_PATH_OPTION}`,
       )
-    } \\; wait-for -S ${channel})`,
+    } \\; wait-for -S ${channel}`,
   ].join("; ");
+  const frame = [
+    // `trap : INT` keeps this subshell alive when C-c ends the command, so
+    // the status is still stored and the channel still signalled.
+    `(trap : INT`,
+    commandOption === null
+      ? `${setPath(startedPath(id))}; ${print("start>>")}; (eval ${word})`
+      : `__tmux_mcp_c=$(${tmux} show-options -pqvt ${pane} ${commandOption} \\; ` +
+        `set-option -put ${pane} ${commandOption} \\; ${started}) && ${print("start>>")} && ` +
+        `(eval "$__tmux_mcp_c")`,
+    `__tmux_mcp_s=$?`,
+    `${finish})`,
+  ].join("; ");
+  // A frame that finishes ends in tmux, which exits 0. One that fails was
+  // killed (kill -9, OOM) before it could say so, and would leave the pane
+  // marked busy for good: the pane's shell, which outlives it, finishes the
+  // run in its place with the status the frame died with (128 + signal;
+  // `case` keeps $?). Not `frame || ...`: the left side of `||` is a context
+  // where shells ignore `set -e`, also in the command's own subshell.
+  const line = `${frame}; case $? in 0) ;; *) (__tmux_mcp_s=$?; ${finish}) ;; esac`;
   return {
     id,
     channel,

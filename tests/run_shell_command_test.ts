@@ -337,6 +337,72 @@ Deno.test("run_shell_command: a running command that reports its own directory k
   }
 });
 
+Deno.test("run_shell_command: a run whose frame was killed (kill -9) leaves the pane free; a live one keeps it busy", async () => {
+  const { fixture, session, pane } = await setup();
+  const kill = async (target: string) => {
+    const out = await new Deno.Command("kill", { args: ["-KILL", "--", target] }).output();
+    assertEquals(out.code, 0, `kill -KILL ${target}`);
+  };
+  try {
+    // The frame alone (its command lives on, orphaned), then the whole job
+    // (frame, command and all: its process group).
+    for (const victim of ["frame", "job"]) {
+      const up = fixture.tmux("wait-for", `up-${victim}`);
+      const slow = await run(
+        session,
+        pane,
+        `tmux wait-for -S up-${victim}; tmux wait-for gate-${victim}`,
+        { timeoutSeconds: 1 },
+      );
+      await up;
+      assertEquals([slow.outcome, slow.stillRunning], ["timed_out", true], victim);
+      assertStringIncludes(
+        await session.fails("run_shell_command", { paneId: pane, command: "echo x" }),
+        "is busy",
+        `${victim}: the live run keeps the pane`,
+      );
+      // The pane's shell runs the frame as a job of its own: its only child,
+      // leader of its process group.
+      const shell = Number(await fixture.tmux("display-message", "-p", "-t", pane, "#{pane_pid}"));
+      const [frame, ...others] = await childProcesses(shell);
+      assertEquals(others, [], `${victim}: one child of the shell`);
+      await kill(victim === "frame" ? String(frame.pid) : `-${frame.pid}`);
+      const next = await run(session, pane, "echo free");
+      assertEquals(
+        [next.outcome, next.exitStatus, next.output.lines],
+        ["completed", 0, ["free"]],
+        `${victim}: the pane takes the next run`,
+      );
+      // The orphaned command of the first round ends with its gate.
+      await fixture.tmux("wait-for", "-S", `gate-${victim}`);
+    }
+    // Killed while the call still waits: the run ends there, with the status
+    // a shell gives a command killed by SIGKILL (128 + 9), in bash and dash.
+    const dash = await fixture.tmux("new-window", "-P", "-F", "#{pane_id}", "sh");
+    for (const [name, target] of [["bash", pane], ["dash", dash]]) {
+      const up = fixture.tmux("wait-for", `up-${name}`);
+      const call = run(session, target, `tmux wait-for -S up-${name}; exec sleep 300`);
+      await up;
+      const shell = Number(
+        await fixture.tmux("display-message", "-p", "-t", target, "#{pane_pid}"),
+      );
+      const [frame] = await childProcesses(shell);
+      await kill(`-${frame.pid}`);
+      const waited = await call;
+      assertEquals(
+        [waited.outcome, waited.exitStatus, waited.stillRunning],
+        ["completed", 137, false],
+        name,
+      );
+      // The shell goes on with its own `set -e` rules intact.
+      const next = await run(session, target, "set -e; false; echo unreachable");
+      assertEquals([next.exitStatus, next.output.lines], [1, []], name);
+    }
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
 /**
  * Pids of `tmux wait-for` processes whose parent is `parent`, from `ps`
  * (Deno reads /proc only with --allow-all, which the test task does not grant).
