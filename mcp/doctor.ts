@@ -15,6 +15,7 @@ import { CHILD_ENV_NAMES, readEnv } from "../tmux/environment.ts";
 import { TmuxError } from "../tmux/errors.ts";
 import { formatOf, int, parseRows, text } from "../tmux/format.ts";
 import { type FoundTmux, locateTmux, MIN_TMUX, TMUX_LOCATIONS } from "../tmux/locate.ts";
+import { missingSocketDirectory } from "../tmux/socket_probe.ts";
 import { isNoServer } from "../tmux/views.ts";
 import { SETTING_ENV_NAMES, settingFromEnv, type Settings } from "./settings.ts";
 import { SERVER_NAME, SERVER_VERSION } from "./version.ts";
@@ -225,6 +226,20 @@ async function checkServer(
     if (!isNoServer(error)) {
       if (!(error instanceof TmuxError)) throw error;
       report("FAIL", `socket: ${tmux.label}: ${error.message.replace(/\.$/, "")}. ${error.hint}`);
+      return;
+    }
+    // No server also answers for a path whose directory is missing, where
+    // none can ever start: create_session would fail there.
+    const dir = settings.socket.kind === "path"
+      ? await missingSocketDirectory(found.binary, settings.socket.path)
+      : null;
+    if (dir !== null) {
+      report(
+        "FAIL",
+        `socket: ${tmux.label}: its directory ${dir} does not exist, so tmux cannot create the ` +
+          `socket there; create it (mkdir -p ${shellQuote(dir)}) or choose a socket path in a ` +
+          "directory that exists",
+      );
       return;
     }
     report(

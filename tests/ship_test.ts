@@ -407,6 +407,27 @@ Deno.test("--doctor: no server on the socket is reported, and none is started", 
   }
 });
 
+Deno.test("--doctor: a socket path in a directory that does not exist is not ready (exit 1)", async () => {
+  const fixture = await TmuxFixture.empty();
+  try {
+    const dir = `${fixture.dir}/no such dir`;
+    const result = await runStart(["--doctor", "-S", `${dir}/tmux.sock`]);
+    assertEquals(result.code, 1, result.stdout);
+    assertStringIncludes(
+      result.stdout,
+      `FAIL  socket: socket ${dir}/tmux.sock: its directory ${dir} does not exist`,
+    );
+    assertStringIncludes(result.stdout, `create it (mkdir -p '${dir}')`);
+    assertStringIncludes(result.stdout, "Not ready");
+    // An existing directory with no server in it is only a warning.
+    const fine = await runStart(["--doctor", "-S", fixture.socketPath]);
+    assertEquals(fine.code, 0, fine.stdout);
+    assertStringIncludes(fine.stdout, "no tmux server runs there now");
+  } finally {
+    await fixture.close();
+  }
+});
+
 Deno.test("--doctor: a tmux it may not run makes it not ready (exit 1)", async () => {
   const result = await runStart(["--doctor", "--tmux", "/bin/sh"]);
   assertEquals(result.code, 1, result.stdout);
