@@ -7,6 +7,7 @@
  * @module
  */
 
+import { TmuxError } from "./errors.ts";
 import { spawnTmux } from "./spawn.ts";
 
 const decoder = new TextDecoder();
@@ -22,8 +23,29 @@ export async function missingSocketDirectory(binary: string, path: string): Prom
   const dir = path.slice(0, path.lastIndexOf("/"));
   // "/" always exists.
   if (dir.replaceAll("/", "") === "") return null;
-  // -N: even a command that could start a server must not start one on the directory's path.
-  const result = await spawnTmux(binary, ["-N", "-S", dir, "display-message", "-p", "."]);
-  const said = decoder.decode(result.stderr).trim();
+  const { said } = await ask(binary, ["-S", dir], ".");
   return /^error connecting to .* \(No such file or directory\)$/.test(said) ? dir : null;
+}
+
+/**
+ * Runs `display-message -p format` on the socket `select` names, never
+ * starting a server (-N): its answer, or null and what tmux said instead
+ * (which names the socket path it tried and why it failed).
+ */
+async function ask(
+  binary: string,
+  select: string[],
+  format: string,
+): Promise<{ answer: string | null; said: string }> {
+  let result;
+  try {
+    result = await spawnTmux(binary, ["-N", ...select, "display-message", "-p", format]);
+  } catch (error) {
+    // Not found, not allowed, or no answer in time: tmux cannot tell.
+    if (error instanceof TmuxError) return { answer: null, said: "" };
+    throw error;
+  }
+  return result.code === 0
+    ? { answer: decoder.decode(result.stdout).replace(/\n$/, ""), said: "" }
+    : { answer: null, said: decoder.decode(result.stderr).trim() };
 }
