@@ -19,15 +19,22 @@ import { isTopologyNotification, LiveResources } from "./mcp/live_resources.ts";
 import { Prompts } from "./mcp/prompts.ts";
 import { DenoStdioTransport } from "./mcp/stdio.ts";
 import { TmuxMcpServer } from "./mcp/server.ts";
-import { checkToolNames, parseSettings, SettingsError, USAGE } from "./mcp/settings.ts";
+import {
+  checkToolNames,
+  parseSettings,
+  SettingsError,
+  USAGE,
+  withOwnSocketPath,
+} from "./mcp/settings.ts";
 import { selectTools, TOOLSETS } from "./mcp/toolsets.ts";
 import { SERVER_NAME, SERVER_VERSION } from "./mcp/version.ts";
 import { Caller } from "./tmux/caller.ts";
-import { createTransport, isOwnSocket, Tmux } from "./tmux/client.ts";
+import { createTransport, isOwnSocket, OWN_SOCKET_NAME, Tmux } from "./tmux/client.ts";
 import { ControlTransport } from "./tmux/control_transport.ts";
 import { readEnv } from "./tmux/environment.ts";
 import { TmuxError } from "./tmux/errors.ts";
 import { locateTmux } from "./tmux/locate.ts";
+import { isNamedSocketPath } from "./tmux/socket_probe.ts";
 import { TopologyListener } from "./tmux/topology_listen.ts";
 
 /** Prints one clear line to stderr and exits 1: the start-up failure path. */
@@ -45,7 +52,8 @@ async function main(argv: string[]): Promise<void> {
     if (error instanceof SettingsError) fail(error.message);
     throw error;
   }
-  const { action, settings, notes } = parsed;
+  const { action, notes } = parsed;
+  let settings = parsed.settings;
   if (action === "help") {
     console.log(USAGE);
     return;
@@ -53,6 +61,21 @@ async function main(argv: string[]): Promise<void> {
   if (action === "version") {
     console.log(`${SERVER_NAME} ${SERVER_VERSION}`);
     return;
+  }
+  // A -S path may be the own socket's full path, which decides the default
+  // toolsets: only tmux can tell (the path holds the uid, which this process
+  // may not read), so tmux is found before the tools are chosen.
+  const located = action === "serve" || settings.socket.kind === "path"
+    ? await locateTmux(settings.tmuxBinary).catch((error) => {
+      if (error instanceof TmuxError) return error;
+      throw error;
+    })
+    : null;
+  if (
+    settings.socket.kind === "path" && located !== null && !(located instanceof TmuxError) &&
+    await isNamedSocketPath(located.binary, OWN_SOCKET_NAME, settings.socket.path)
+  ) {
+    settings = withOwnSocketPath(settings);
   }
   const tools = selectTools(CATALOG, settings.toolsets, settings.tools, settings.excludeTools)
     .map((tool, _, all) => tool.specialize?.(all) ?? tool);
@@ -77,7 +100,9 @@ async function main(argv: string[]): Promise<void> {
   let callerPane: string | null = null;
   const caller = new Caller({ tmux: readEnv("TMUX"), pane: readEnv("TMUX_PANE") });
   try {
-    const found = await locateTmux(settings.tmuxBinary);
+    // A tmux not found is reported here, after the settings' own notes.
+    const found = located ?? await locateTmux(settings.tmuxBinary);
+    if (found instanceof TmuxError) throw found;
     facts.tmuxBinary = found.binary;
     facts.tmuxVersion = found.version;
     tmux = new Tmux(

@@ -299,6 +299,19 @@ function resolveSettings(
   };
 }
 
+/**
+ * `settings` once a `-S` path is known to be the own socket's full path: the
+ * own server's defaults apply to it (all toolsets, unless chosen otherwise).
+ */
+export function withOwnSocketPath(settings: Settings): Settings {
+  if (settings.socket.kind !== "path") return settings;
+  return {
+    ...settings,
+    socket: { ...settings.socket, own: true },
+    toolsets: settings.toolsetsSource === "default" ? defaultToolsets(true) : settings.toolsets,
+  };
+}
+
 /** Checks that named tools exist; throws a SettingsError listing the valid names. */
 export function checkToolNames(settings: Settings, known: readonly string[]): void {
   for (

@@ -298,7 +298,7 @@ Deno.test("the own libtmux-mcp server outlives its last session, also after a re
   }
 });
 
-Deno.test("the own socket named explicitly (-L libtmux-mcp or LIBTMUX_SOCKET) is still the own server", async () => {
+Deno.test("the own socket named explicitly (-L, LIBTMUX_SOCKET, or its full path with -S) is still the own server", async () => {
   // The server runs with a private HOME holding a user configuration the own
   // server must not read; deno must still find its cache outside that HOME.
   const info = await new Deno.Command(Deno.execPath(), {
@@ -307,11 +307,22 @@ Deno.test("the own socket named explicitly (-L libtmux-mcp or LIBTMUX_SOCKET) is
   })
     .output();
   const denoDir = JSON.parse(new TextDecoder().decode(info.stdout)).denoDir as string;
-  const ways = [{ args: ["-L", "libtmux-mcp"] }, { env: { LIBTMUX_SOCKET: "libtmux-mcp" } }];
-  for (const way of ways) {
-    const label = JSON.stringify(way);
+  const uid = new TextDecoder().decode(
+    (await new Deno.Command("id", { args: ["-u"], stdout: "piped" }).output()).stdout,
+  ).trim();
+  // The full path is where tmux puts -L libtmux-mcp: ${TMUX_TMPDIR}/tmux-UID/libtmux-mcp,
+  // spelled as tmux does, and with `//` and `/./` in it.
+  const ways: ((dir: string) => { args?: string[]; env?: Record<string, string> })[] = [
+    () => ({ args: ["-L", "libtmux-mcp"] }),
+    () => ({ env: { LIBTMUX_SOCKET: "libtmux-mcp" } }),
+    (dir) => ({ args: ["-S", `${dir}/tmux-${uid}/libtmux-mcp`] }),
+    (dir) => ({ env: { LIBTMUX_SOCKET_PATH: `${dir}//tmux-${uid}/./libtmux-mcp` } }),
+  ];
+  for (const wayIn of ways) {
     // TMUX_TMPDIR keeps the machine's real libtmux-mcp socket out of reach.
     const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-own-" });
+    const way = wayIn(dir);
+    const label = JSON.stringify(way);
     await Deno.writeTextFile(`${dir}/.tmux.conf`, "set -g @user_conf loaded\n");
     let s: Session | undefined;
     try {
@@ -343,6 +354,41 @@ Deno.test("the own socket named explicitly (-L libtmux-mcp or LIBTMUX_SOCKET) is
       }
       await Deno.remove(dir, { recursive: true });
     }
+  }
+});
+
+Deno.test("-S through a symbolic link is the own server while that server runs (a known limit: not before)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-own-" });
+  const env = { TMUX_TMPDIR: dir };
+  const ownTmux = (...args: string[]) =>
+    new Deno.Command("tmux", { args: ["-L", "libtmux-mcp", "-f", "/dev/null", ...args], env })
+      .output();
+  let s: Session | undefined;
+  try {
+    // Creates tmux's socket directory in dir, as any -L use does.
+    await ownTmux("list-sessions");
+    const [sub] = [...Deno.readDirSync(dir)].map((entry) => entry.name);
+    await Deno.symlink(`${dir}/${sub}`, `${dir}/link`);
+    const viaLink = ["-S", `${dir}/link/libtmux-mcp`];
+    const teardownOn = async (session: Session) =>
+      (await session.client.listTools()).tools.some((tool: { name: string }) =>
+        tool.name === "kill_session"
+      );
+
+    // Not running: only the filesystem could tell the link leads there.
+    s = await startServer(null, { args: viaLink, env });
+    assertEquals(await teardownOn(s), false, "another server's defaults");
+    await s.close();
+
+    assertEquals((await ownTmux("new-session", "-d", "-s", "own")).code, 0);
+    s = await startServer(null, { args: viaLink, env });
+    assertEquals(await teardownOn(s), true, "the own server's defaults");
+    const server = await s.ok<{ ownedByThisServer: boolean }>("get_server_info");
+    assertEquals(server.ownedByThisServer, true);
+  } finally {
+    await s?.close();
+    await ownTmux("kill-server");
+    await Deno.remove(dir, { recursive: true });
   }
 });
 

@@ -6,7 +6,13 @@ import { assert, assertEquals, assertThrows } from "./assert.ts";
 import { budgetLines, type Content, contentText, utf8Length } from "../mcp/budget.ts";
 import { keepTailBytes } from "../tmux/utf8.ts";
 import { renderJson, resultBytes, successResult } from "../mcp/results.ts";
-import { parseSettings, SETTING_ENV_NAMES, SettingsError } from "../mcp/settings.ts";
+import {
+  parseSettings,
+  SETTING_ENV_NAMES,
+  SettingsError,
+  withOwnSocketPath,
+} from "../mcp/settings.ts";
+import { isOwnSocket } from "../tmux/client.ts";
 import { selectTools } from "../mcp/toolsets.ts";
 import { parseTmuxVariable } from "../tmux/caller.ts";
 import { encodeArgument } from "../tmux/process_transport.ts";
@@ -40,6 +46,14 @@ Deno.test("settings: the own socket named explicitly keeps every toolset", () =>
     const { settings } = parseSettings(args as string[], env(vars as Record<string, string>));
     assertEquals(settings.toolsets, ["inspect", "manage", "execute", "teardown"]);
   }
+});
+
+Deno.test("settings: a -S path found to be the own socket gets its defaults, not over chosen toolsets", () => {
+  const own = withOwnSocketPath(parseSettings(["-S", "/tmp/tmux-1/libtmux-mcp"], env({})).settings);
+  assert(isOwnSocket(own.socket), "the own server");
+  assertEquals(own.toolsets, ["inspect", "manage", "execute", "teardown"]);
+  const chosen = parseSettings(["-S", "/tmp/tmux-1/libtmux-mcp", "--toolsets", "inspect"], env({}));
+  assertEquals(withOwnSocketPath(chosen.settings).toolsets, ["inspect"]);
 });
 
 Deno.test("settings: a socket flag of either kind overrides both socket variables", () => {

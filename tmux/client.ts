@@ -14,17 +14,23 @@ import type { RunOptions, Transport } from "./transport.ts";
 /** Which tmux server is driven, and how it was chosen. */
 export type SocketChoice =
   | { kind: "name"; name: string; source: "default" | "flag" | "env" }
-  | { kind: "path"; path: string; source: "flag" | "env" };
+  | {
+    kind: "path";
+    path: string;
+    source: "flag" | "env";
+    /** The path is the own socket's (tmux said so: see tmux/socket_probe.ts). */
+    own?: boolean;
+  };
 
 /** The socket name of the server this process owns unless told otherwise. */
 export const OWN_SOCKET_NAME = "libtmux-mcp";
 
 /** True when `socket` is this server's own dedicated tmux server. */
 export function isOwnSocket(socket: SocketChoice): boolean {
-  // By name, however it was chosen: `-L libtmux-mcp` reaches the same server
-  // as the default, and that server must never run with a user's
-  // configuration nor lose its teardown toolset or keep-alive.
-  return socket.kind === "name" && socket.name === OWN_SOCKET_NAME;
+  // However it was chosen: `-L libtmux-mcp`, or `-S` with that socket's full
+  // path, reaches the same server as the default, and that server must never
+  // run with a user's configuration nor lose its teardown toolset or keep-alive.
+  return socket.kind === "name" ? socket.name === OWN_SOCKET_NAME : socket.own === true;
 }
 
 /** The tmux global arguments: UTF-8 output and the socket. */

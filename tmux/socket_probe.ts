@@ -28,6 +28,31 @@ export async function missingSocketDirectory(binary: string, path: string): Prom
 }
 
 /**
+ * Whether socket `path` is the socket `tmux -L name` uses. Its directory
+ * holds the uid (`${TMUX_TMPDIR:-/tmp}/tmux-UID`), which this process may not
+ * read, so tmux says where it is: a server there reports its socket path,
+ * and without one tmux names the path it failed to connect to. Another
+ * spelling of the same path (`//`, `/./`) counts; one through a symbolic
+ * link only while that server runs (both paths then reach the same pid).
+ * False whenever tmux cannot tell. Like any `-L` use, asking creates tmux's
+ * socket directory when missing, so a server can then start at `path`.
+ */
+export async function isNamedSocketPath(
+  binary: string,
+  name: string,
+  path: string,
+): Promise<boolean> {
+  const named = await ask(binary, ["-L", name], "#{pid} #{socket_path}");
+  const running = named.answer?.match(/^(\d+) (.*)$/) ?? null;
+  const tried = named.said.match(/^no server running on (.+)$/) ??
+    named.said.match(/^error connecting to (.+) \([^()]*\)$/);
+  const namedPath = running?.[2] ?? tried?.[1];
+  if (namedPath === undefined) return false;
+  if (lexicalPath(path) === lexicalPath(namedPath)) return true;
+  return running !== null && (await ask(binary, ["-S", path], "#{pid}")).answer === running[1];
+}
+
+/**
  * Runs `display-message -p format` on the socket `select` names, never
  * starting a server (-N): its answer, or null and what tmux said instead
  * (which names the socket path it tried and why it failed).
@@ -48,4 +73,12 @@ async function ask(
   return result.code === 0
     ? { answer: decoder.decode(result.stdout).replace(/\n$/, ""), said: "" }
     : { answer: null, said: decoder.decode(result.stderr).trim() };
+}
+
+/**
+ * `path` with empty and `.` parts dropped: the same file, decided without
+ * reading the filesystem (`..` is kept, as a symbolic link makes it differ).
+ */
+function lexicalPath(path: string): string {
+  return "/" + path.split("/").filter((part) => part !== "" && part !== ".").join("/");
 }
