@@ -2,6 +2,8 @@
 
 import { renderPanes, renderSessions, word } from "../mcp/render_views.ts";
 import { longestFitting } from "../mcp/input.ts";
+import { countingTmux } from "./harness.ts";
+import { isNamedSocketPath } from "../tmux/socket_probe.ts";
 import { assert, assertEquals, assertThrows } from "./assert.ts";
 import { budgetLines, type Content, contentText, utf8Length } from "../mcp/budget.ts";
 import { keepTailBytes } from "../tmux/utf8.ts";
@@ -450,5 +452,16 @@ Deno.test("input: longestFitting finds the largest fitting count, measuring at m
       );
       assert(probes.length <= 2 * Math.log2(total + 2) + 2, `${probes.length} probes for ${total}`);
     }
+  }
+});
+
+Deno.test("socket probe: a -S path not named like the own socket is decided without tmux", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-test-" });
+  try {
+    const counting = await countingTmux(dir);
+    assertEquals(await isNamedSocketPath(counting.binary, "libtmux-mcp", `${dir}/other`), false);
+    assertEquals(await counting.started(), [], "no tmux process was started");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });

@@ -34,14 +34,19 @@ export async function missingSocketDirectory(binary: string, path: string): Prom
  * and without one tmux names the path it failed to connect to. Another
  * spelling of the same path (`//`, `/./`) counts; one through a symbolic
  * link only while that server runs (both paths then reach the same pid).
- * False whenever tmux cannot tell. Like any `-L` use, asking creates tmux's
- * socket directory when missing, so a server can then start at `path`.
+ * False whenever tmux cannot tell, and without asking when the path's last
+ * component is not `name`: tmux always names that socket `name`, and every
+ * other `-S` path then costs no tmux process at start-up (a link to the
+ * socket file under another name is taken for another server, the cautious
+ * side). Like any `-L` use, asking creates tmux's socket directory when
+ * missing, so a server can then start at `path`.
  */
 export async function isNamedSocketPath(
   binary: string,
   name: string,
   path: string,
 ): Promise<boolean> {
+  if (lexicalPath(path).split("/").at(-1) !== name) return false;
   const named = await ask(binary, ["-L", name], "#{pid} #{socket_path}");
   const running = named.answer?.match(/^(\d+) (.*)$/) ?? null;
   const tried = named.said.match(/^no server running on (.+)$/) ??
