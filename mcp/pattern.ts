@@ -45,7 +45,7 @@
 import type { AST } from "@eslint-community/regexpp";
 import type { RE2JS } from "re2js";
 import { ToolError } from "./errors.ts";
-import { checkPatternSize, parseSearchPattern } from "./pattern_validator.ts";
+import { checkPatternSize, loadPatternParser, parseSearchPattern } from "./pattern_validator.ts";
 
 /** How a pattern is read. */
 export interface PatternOptions {
@@ -66,12 +66,13 @@ export interface Matcher {
 let engine: typeof RE2JS | undefined;
 
 /**
- * Loads the matching engine. Most sessions never search and loading re2js
- * was a tenth of start-up, so it loads on first use; call this (once is
- * enough) before {@link compilePattern}.
+ * Loads the matching engine and the pattern parser. Most sessions never
+ * search and loading them was over a tenth of start-up, so they load on
+ * first use; call this (once is enough) before {@link compilePattern}.
  */
 export async function loadPatternEngine(): Promise<void> {
-  engine ??= (await import("re2js")).RE2JS;
+  const [re2js] = await Promise.all([import("re2js"), loadPatternParser()]);
+  engine ??= re2js.RE2JS;
 }
 
 /**

@@ -23,13 +23,20 @@
  * @module
  */
 
-import {
-  type AST,
-  RegExpParser,
-  RegExpSyntaxError,
-  visitRegExpAST,
-} from "@eslint-community/regexpp";
+import type { AST, RegExpSyntaxError } from "@eslint-community/regexpp";
 import { ToolError } from "./errors.ts";
+
+type Regexpp = typeof import("@eslint-community/regexpp");
+let regexpp: Regexpp | undefined;
+
+/**
+ * Loads the parser, on first use like the matching engine (see
+ * loadPatternEngine in pattern.ts, which calls this): most sessions never
+ * search. {@link parseSearchPattern} needs it to have resolved.
+ */
+export async function loadPatternParser(): Promise<void> {
+  regexpp ??= await import("@eslint-community/regexpp");
+}
 
 /** The longest pattern accepted, in UTF-8 bytes (the contract's limit). */
 export const MAX_PATTERN_BYTES = 999;
@@ -52,17 +59,19 @@ export function checkPatternSize(pattern: string): void {
 /** Parses `pattern` in the search dialect; throws ToolError naming the refused construct. */
 export function parseSearchPattern(pattern: string): AST.Pattern {
   checkPatternSize(pattern);
+  const parser = regexpp;
+  if (!parser) throw new Error("parseSearchPattern was called before loadPatternParser resolved");
   let ast: AST.Pattern;
   try {
     // No `u` flag: this is the dialect of `new RegExp(pattern, "i")`, which is
     // what people and models write (over-escaped punctuation like `\-` or
     // `\:` is a syntax error in unicode mode).
-    ast = new RegExpParser({ strict: false }).parsePattern(pattern, 0, pattern.length, {
+    ast = new parser.RegExpParser({ strict: false }).parsePattern(pattern, 0, pattern.length, {
       unicode: false,
       unicodeSets: false,
     });
   } catch (error) {
-    if (error instanceof RegExpSyntaxError) {
+    if (error instanceof parser.RegExpSyntaxError) {
       throw new ToolError(
         `syntax error at offset ${error.index}: ${syntaxReason(error, pattern)}`,
         "Fix the regular expression (escape ( ) [ ] { } * + ? . | ^ $ \\ with a backslash), or set literal: true to search for the text itself.",
@@ -70,7 +79,7 @@ export function parseSearchPattern(pattern: string): AST.Pattern {
     }
     throw error;
   }
-  refuseUnsupported(ast);
+  refuseUnsupported(ast, parser);
   return ast;
 }
 
@@ -90,11 +99,11 @@ interface Refusal {
 
 const LOOK_HINT = "Remove the %s, or set literal: true to search for the text itself.";
 
-function refuseUnsupported(ast: AST.Pattern): void {
+function refuseUnsupported(ast: AST.Pattern, parser: Regexpp): void {
   const found: Refusal[] = [];
   const refuse = (construct: string, offset: number, hint = LOOK_HINT.replace("%s", construct)) =>
     found.push({ construct, offset, hint });
-  visitRegExpAST(ast, {
+  parser.visitRegExpAST(ast, {
     onAssertionEnter(node) {
       if (node.kind === "lookahead") {
         refuse(node.negate ? "negative lookahead" : "lookahead", node.start);
