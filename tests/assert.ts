@@ -67,3 +67,15 @@ export async function assertRejects(fn: () => Promise<unknown>, part?: string): 
     throw new Error(`expected the rejection to include ${JSON.stringify(part)}, got ${text}`);
   }
 }
+
+/** The UTF-8 size of `result` as JSON: what a tool result costs on the wire, for budget checks. */
+export function wireBytes(result: unknown): number {
+  return new TextEncoder().encode(JSON.stringify(result)).length;
+}
+
+/** Fails unless `result` takes at most `maxBytes` on the wire; resolves with its size. */
+export function assertWithinBytes(result: unknown, maxBytes: number): number {
+  const bytes = wireBytes(result);
+  assert(bytes <= maxBytes, `the result is ${bytes} bytes, over ${maxBytes}`);
+  return bytes;
+}

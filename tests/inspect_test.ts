@@ -3,7 +3,7 @@
  * topology, errors, budgets, the read batch, caller detection and selection.
  */
 
-import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
+import { assert, assertEquals, assertStringIncludes, assertWithinBytes } from "./assert.ts";
 import { eventually, serverTest, startServer, TmuxFixture, TRANSPORTS } from "./harness.ts";
 
 type Pane = {
@@ -299,8 +299,7 @@ serverTest(
   async (fx, s) => {
     const small = await s.call("list_panes", {});
     assert(!small.isError);
-    const smallBytes = new TextEncoder().encode(JSON.stringify(small)).length;
-    assert(smallBytes <= 4000, `one pane listed in ${smallBytes} bytes`);
+    assertWithinBytes(small, 4000);
     for (let i = 0; i < 12; i++) await fx.tmux("new-window", "-d", "-t", "main");
     const big = await s.call("list_panes", {});
     assert(big.isError, "13 panes do not fit 4,000 bytes");
@@ -341,8 +340,7 @@ serverTest("budgets: the whole result fits --max-bytes", async (fx, s) => {
   await fx.runInPane(paneId, "clear; seq -f 'row %g ééé日本' 1 400");
   const result = await s.call("capture_pane", { paneId, includeHistory: true });
   assert(!result.isError);
-  const bytes = new TextEncoder().encode(JSON.stringify(result)).length;
-  assert(bytes <= 4000, `result is ${bytes} bytes`);
+  assertWithinBytes(result, 4000);
   const content =
     (result.structuredContent as { content: { lines: string[]; droppedBytes: number } }).content;
   assert(content.droppedBytes > 0);
@@ -363,8 +361,7 @@ serverTest(
     for (const maxLines of [undefined, 300]) {
       const result = await s.call("capture_pane", { paneId: pane, includeHistory: true, maxLines });
       assert(!result.isError);
-      const bytes = new TextEncoder().encode(JSON.stringify(result)).length;
-      assert(bytes <= 128_000, `result is ${bytes} bytes`);
+      const bytes = assertWithinBytes(result, 128_000);
       const content = (result.structuredContent as { content: { lines: string[] } }).content;
       const full = content.lines.filter((l) => l === "\\".repeat(150)).length;
       // About 128000 / (150 * 6) lines fit; the bug kept none.

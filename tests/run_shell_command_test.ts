@@ -6,7 +6,7 @@
  * @module
  */
 
-import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
+import { assert, assertEquals, assertStringIncludes, assertWithinBytes } from "./assert.ts";
 import {
   childProcesses,
   eventually,
@@ -187,7 +187,7 @@ Deno.test("run_shell_command: 1 MB of output is budgeted, newest lines kept", as
     assert(r.output.droppedLines > 8000, `droppedLines ${r.output.droppedLines}`);
     assertEquals(r.output.lines.at(-1), "10000".padStart(99, "0"));
     assertEquals(r.output.lines.length + r.output.droppedLines, 10_000);
-    assert(JSON.stringify(r).length <= 128_000, "the result fits --max-bytes");
+    assertWithinBytes(r, 128_000);
 
     const few = await run(session, pane, "seq 1 100", { maxLines: 10 });
     assertEquals(few.output.lines, Array.from({ length: 10 }, (_, i) => String(91 + i)));

@@ -1,6 +1,6 @@
 /** search_panes over stdio against a real tmux, and the wrapped-line row mapping. */
 
-import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
+import { assert, assertEquals, assertStringIncludes, assertWithinBytes } from "./assert.ts";
 import { serverTest } from "./harness.ts";
 import { joinWrappedRows } from "../mcp/wrapped.ts";
 
@@ -158,8 +158,7 @@ serverTest(
       maxMatchesPerPane: 1000,
     });
     assert(!result.isError, JSON.stringify(result.content).slice(0, 300));
-    const bytes = new TextEncoder().encode(JSON.stringify(result)).length;
-    assert(bytes <= 128_000, `result is ${bytes} bytes`);
+    assertWithinBytes(result, 128_000);
     const found = result.structuredContent as Found;
     assert(found.truncated);
     const matches = found.panes[0].matches;

@@ -15,7 +15,7 @@
  */
 
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { assert, assertEquals } from "./assert.ts";
+import { assert, assertEquals, wireBytes } from "./assert.ts";
 import { type Session, startServer, type TmuxFixture } from "./harness.ts";
 import {
   descendants,
@@ -452,7 +452,7 @@ function judge(
     return { kind: "ok", problem: `tmux expanded a format in an argument: ${expanded}` };
   }
   if (tool.name !== "call_read_tools_batch") {
-    const bytes = new TextEncoder().encode(JSON.stringify(result)).length;
+    const bytes = wireBytes(result);
     if (bytes > MAX_BYTES) {
       return { kind: "ok", problem: `result of ${bytes} bytes exceeds --max-bytes` };
     }
