@@ -38,7 +38,13 @@
 
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { countingTmux, FIXTURE_SHELL, startServer, TmuxFixture } from "../tests/harness.ts";
+import {
+  countingTmux,
+  FIXTURE_SHELL,
+  START_FIXTURE_SERVER,
+  startServer,
+  TmuxFixture,
+} from "../tests/harness.ts";
 import { rssKiB } from "../tests/hardening.ts";
 import { median, quantile } from "./stats.ts";
 
@@ -123,13 +129,8 @@ async function loadAverage(): Promise<string> {
 
 /** Builds the topology in one tmux process; resolves with every pane id, session by session. */
 async function buildTopology(fixture: TmuxFixture): Promise<string[]> {
-  const args = [
-    "start-server",
-    ";",
-    "set-option",
-    "-g",
-    "default-command",
-    FIXTURE_SHELL,
+  const args: string[] = [
+    ...START_FIXTURE_SERVER,
     ";",
     // history-limit applies to panes created after it is set.
     "set-option",

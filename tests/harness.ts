@@ -164,6 +164,20 @@ export async function tmuxAt(socketPath: string, ...args: string[]): Promise<str
 /** The command every fixture pane runs: bash without rc files, with a plain prompt. */
 export const FIXTURE_SHELL = "env PS1='$ ' HISTFILE=/dev/null bash --norc --noprofile";
 
+/**
+ * The tmux commands that start a fixture server whose panes run
+ * {@link FIXTURE_SHELL}; follow them with `";"` and the commands that make
+ * its sessions.
+ */
+export const START_FIXTURE_SERVER = [
+  "start-server",
+  ";",
+  "set-option",
+  "-g",
+  "default-command",
+  FIXTURE_SHELL,
+] as const;
+
 /** A private tmux server on a socket in a fresh temporary directory. */
 export class TmuxFixture {
   private constructor(readonly dir: string, readonly socketPath: string) {}
@@ -178,12 +192,7 @@ export class TmuxFixture {
       // Panes run a shell without rc files: a machine's ~/.bashrc (pyenv
       // rehash locks, slow prompts) must not decide whether a test passes.
       await fixture.tmux(
-        "start-server",
-        ";",
-        "set-option",
-        "-g",
-        "default-command",
-        FIXTURE_SHELL,
+        ...START_FIXTURE_SERVER,
         ";",
         "new-session",
         "-d",

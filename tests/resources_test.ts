@@ -14,10 +14,10 @@ import { assert, assertEquals, assertStringIncludes, rejection } from "./assert.
 import {
   childProcesses,
   eventually,
-  FIXTURE_SHELL,
   processTable,
   rawServer,
   type Session,
+  START_FIXTURE_SERVER,
   TmuxFixture,
   withServer,
 } from "./harness.ts";
@@ -717,19 +717,7 @@ for (const transport of ["control", "process"]) {
       await fx.tmux("kill-server");
       await n.next(from, updatedOf(uri), "update after the tmux server exited");
       from = n.mark();
-      await fx.tmux(
-        "start-server",
-        ";",
-        "set-option",
-        "-g",
-        "default-command",
-        FIXTURE_SHELL,
-        ";",
-        "new-session",
-        "-d",
-        "-s",
-        "reborn",
-      );
+      await fx.tmux(...START_FIXTURE_SERVER, ";", "new-session", "-d", "-s", "reborn");
       await n.next(from, updatedOf(uri), "update for a session of the restarted server");
       assertEquals(await names(), ["reborn"]);
 
