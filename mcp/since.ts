@@ -343,9 +343,8 @@ export function compare(mark: CursorState, snap: Snapshot): Delta {
    * History lost; `nearest` is the smallest shift at which the rows appear
    * to be, if any: rows after it are new whichever place is the real one.
    * With none, every row from line 0 on is new, which may lie above the
-   * read: only wait_for_text tests those rows, so it reads them itself, and
-   * capture_since (which returns the screen) never reads the whole history
-   * for nothing.
+   * read: the caller reads them itself, as only it knows whether it needs
+   * them.
    */
   const lost = (nearest: number | undefined): Delta => {
     const newFrom = nearest === undefined ? 0 : found(nearest).start;

@@ -540,6 +540,32 @@ Deno.test("capture_since: history trimmed at history-limit", async () => {
   }
 });
 
+Deno.test("capture_since: a burst longer than the history returns every new line tmux still holds", async () => {
+  const { fixture, session, pane } = await setup({ height: 10, historyLimit: 100 });
+  try {
+    // A log follower: the history is full, then one burst outgrows it.
+    await fixture.runInPane(pane, "seq 1 95 | sed 's/^/a-/'");
+    const c = await session.ok<SinceResult>("capture_since", { paneId: pane });
+    await fixture.runInPane(pane, "seq 1 150 | sed 's/^/c-/'");
+    const r = await session.ok<SinceResult>("capture_since", {
+      paneId: pane,
+      cursor: c.cursor,
+      maxLines: 1000,
+    });
+    assertEquals(r.anchorLost, true);
+    assert(r.linesMissed >= 1, `linesMissed: ${r.linesMissed}`);
+    const held = (await fixture.tmux("capture-pane", "-p", "-S", "-", "-t", pane)).split("\n")
+      .filter((l) => l.startsWith("c-"));
+    const got = r.content.lines.filter((l) => l.startsWith("c-"));
+    // Not only the screen: the history rows of the burst come back too, in order.
+    assertEquals(got, held);
+    assert(got.length > 50, `${got.length} lines: ${got.slice(0, 3)}`);
+    assert(!r.content.lines.some((l) => l.startsWith("a-")), "nothing old repeated");
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
 Deno.test("capture_since: output repeating the cursor's rows in a full history is not taken for a trim", async () => {
   const { fixture, session, pane } = await setup({ height: 10, historyLimit: 100 });
   try {
@@ -720,7 +746,7 @@ Deno.test("capture_since: a width change re-wraps the rows: anchorLost, the scre
   }
 });
 
-Deno.test("capture_since: a lost place with no row to find again costs no read of the whole history (process mode, counted)", async () => {
+Deno.test("capture_since: a lost place with no row to find again reads what tmux still holds once more (process mode, counted)", async () => {
   const fixture = await TmuxFixture.start({ width: 80, height: 10 });
   try {
     const pane = await fixture.tmux("new-window", "-P", "-F", "#{pane_id}", "-t", "main:", SHELL);
@@ -739,11 +765,14 @@ Deno.test("capture_since: a lost place with no row to find again costs no read o
       const r = await session.ok<SinceResult>("capture_since", { paneId: pane, cursor: c.cursor });
       assertEquals(r.anchorLost, true);
       assert(r.linesMissed >= 1, `linesMissed: ${r.linesMissed}`);
-      assert(r.content.lines.includes("60"), `the visible screen: ${r.content.lines}`);
-      // The pane's state, then the rows from the cursor's place: the result
-      // is the screen, so nothing above it is read.
+      // Every row tmux holds was written after the cleared ones: all of them come back.
+      for (const n of ["1", "30", "60"]) {
+        assert(r.content.lines.includes(n), `${n} in ${r.content.lines}`);
+      }
+      // The pane's state, the rows from the cursor's place, then (the place
+      // lost) every row from the top of the history, and nothing more.
       const started = await counter.started();
-      assertEquals(started.length, 2, started.join(" | "));
+      assertEquals(started.length, 3, started.join(" | "));
     } finally {
       await session.close();
     }

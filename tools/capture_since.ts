@@ -7,7 +7,15 @@ import { ToolError } from "../mcp/errors.ts";
 import { budget, resolvePane, trimTrailingBlank } from "../mcp/panes.ts";
 import { defineTool, readsTerminal } from "../mcp/registry.ts";
 import { content, maxLines, optionalPaneId } from "../mcp/schemas.ts";
-import { compare, contentEnd, markOf, neededFrom, readSnapshot } from "../mcp/since.ts";
+import {
+  compare,
+  contentEnd,
+  type Delta,
+  markOf,
+  neededFrom,
+  readSnapshot,
+  type Snapshot,
+} from "../mcp/since.ts";
 
 const START_AGAIN = "Call capture_since without a cursor to start again from the visible screen.";
 
@@ -19,8 +27,9 @@ export const captureSince = defineTool({
     "Returns what a pane wrote since the previous call. Without a cursor: the visible screen " +
     "and a cursor. With the cursor from the previous call: only the rows written or rewritten since (a " +
     "progress line redrawn in place counts), however far the pane scrolled, and a new cursor; nothing new " +
-    "gives no lines. If tmux dropped history the cursor pointed into (clear-history, the history limit), " +
-    "or may have and cannot tell, linesMissed says so and the visible screen is returned. A height change " +
+    "gives no lines. If tmux dropped history the cursor pointed into (clear-history, a burst longer than " +
+    "the history limit), or may have and cannot tell, anchorLost and linesMissed say so and the new rows " +
+    "tmux still holds are returned. A height change " +
     "(resize, split, a sibling closed) keeps the place. A width change re-wraps the rows, so anchorLost " +
     "is true and only the screen is returned (read older new lines with capture_pane). A cursor works " +
     "only with this server process and that pane's current program.",
@@ -40,12 +49,14 @@ export const captureSince = defineTool({
     content,
     cursor: z.string().describe("Pass to the next capture_since call for this pane."),
     linesMissed: z.int().describe(
-      "Lines written since the cursor that this result does not hold because tmux dropped or moved " +
-        "them (a lower bound; 0 when nothing was lost).",
+      "Lines written since the cursor that this result does not hold because tmux dropped them, or " +
+        "that may be new but cannot be told from rows already returned (at least 1 when history was lost, " +
+        "as tmux does not count what it drops; 0 when nothing was lost).",
     ),
     anchorLost: z.boolean().describe(
-      "The rows the cursor remembered were not found (history cleared or trimmed, or the rows " +
-        "re-wrapped by a width change); content is the visible screen.",
+      "The rows the cursor remembered were not found: history cleared or trimmed (content is what " +
+        "tmux still holds of the new rows), or the rows re-wrapped by a width change (content is the " +
+        "visible screen).",
     ),
   }),
   async handler(args, ctx) {
@@ -73,8 +84,12 @@ export const captureSince = defineTool({
           START_AGAIN,
         );
       }
+      // Lost history: every row tmux holds from newFrom on is new, and
+      // newFrom can lie above the read.
+      const above = (d: Delta, read: Snapshot) =>
+        d.kind === "lost" && d.historyLost && d.newFrom < read.first;
       let delta = compare(mark, snap);
-      if (delta.kind === "need-history") {
+      if (delta.kind === "need-history" || above(delta, snap)) {
         snap = await readSnapshot(ctx.tmux, paneId, () => 0, {
           guess: snap.state,
           signal: ctx.signal,
@@ -84,12 +99,18 @@ export const captureSince = defineTool({
       if (delta.kind === "found") {
         rows = delta.rows;
       } else if (delta.kind === "lost") {
-        rows = delta.rows;
         anchorLost = true;
-        // The history is not returned, so its lines count as missed (those
-        // above delta.newFrom may repeat rows the caller saw); how many more
-        // tmux dropped cannot be known, so at least one is reported.
-        if (delta.historyLost) linesMissed = Math.max(1, snap.state.historySize);
+        if (delta.historyLost) {
+          // A burst longer than the history: what tmux still holds of it is
+          // returned, not only the screen. Rows above newFrom may be new or
+          // may repeat rows the caller saw, and how many tmux dropped cannot
+          // be known, so at least one line counts as missed.
+          const from = Math.max(delta.newFrom, snap.first);
+          rows = snap.rows.slice(from - snap.first, contentEnd(snap) - snap.first);
+          linesMissed = Math.max(1, delta.newFrom);
+        } else {
+          rows = delta.rows;
+        }
       } else {
         throw new ToolError("the pane changed while it was being read", "Try again.");
       }
@@ -105,9 +126,7 @@ export const captureSince = defineTool({
   render: (r) =>
     contentText(
       `pane ${r.paneId}, new since the cursor${
-        r.anchorLost
-          ? ` (cursor's rows lost, ${r.linesMissed} lines missed; the visible screen)`
-          : ""
+        r.anchorLost ? ` (cursor's rows lost, ${r.linesMissed} lines missed)` : ""
       }`,
       r.content,
     ) + `\ncursor: ${r.cursor}`,
