@@ -42,6 +42,8 @@ const MAX_ATTEMPTS = 8;
 /** A pane's state at the time of a read. */
 export interface PaneState {
   paneId: string;
+  /** The session the pane is in now (a move changes it; a watch must follow). */
+  sessionId: string;
   pid: number;
   historySize: number;
   historyLimit: number;
@@ -86,14 +88,16 @@ const STATE_FORMAT = [
   "#{cursor_y}",
   "#{alternate_on}",
   "#{pane_dead}",
+  "#{session_id}",
 ].join(":");
 
 function parseState(paneId: string, text: string): PaneState {
   const parts = text.split(":");
-  if (parts.length !== 9 || parts[0] !== paneId) throw noSuch("pane");
-  const n = parts.slice(1).map((p) => (/^\d+$/.test(p) ? Number(p) : 0));
+  if (parts.length !== 10 || parts[0] !== paneId) throw noSuch("pane");
+  const n = parts.slice(1, 9).map((p) => (/^\d+$/.test(p) ? Number(p) : 0));
   return {
     paneId,
+    sessionId: parts[9],
     pid: n[0],
     historySize: n[1],
     historyLimit: n[2],

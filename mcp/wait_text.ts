@@ -183,7 +183,7 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
     throw entry.reason;
   }
   if (armed.status === "rejected") throw armed.reason;
-  const watch = armed.value;
+  let watch = armed.value;
   let snap: Snapshot = entry.value;
   const top = snap.state.historySize;
   const presentAtEntry = request.patterns.length > 0
@@ -303,6 +303,17 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
         const result = await look();
         if (result) return result;
         nextSafety = performance.now() + SAFETY_MS;
+        // Moved to another session (move-window, join-pane): tmux now tells
+        // only that session's control clients about its output, so the
+        // watch follows it; a look right after catches what it printed
+        // before the new watch was armed.
+        if (watch.mechanism === "control-mode" && snap.state.sessionId !== watch.sessionId) {
+          const moved = await watchPaneOutput(tmux, request.paneId, { signal });
+          void watch.close();
+          watch = moved;
+          due = true;
+          continue;
+        }
       }
       const now = performance.now();
       if (now >= deadline) return finish("timeout");

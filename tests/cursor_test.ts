@@ -100,6 +100,7 @@ function snap(history: string[], screen: string[], cursorY: number, width = 80):
   return {
     state: {
       paneId: "%1",
+      sessionId: "$0",
       pid: 1,
       historySize: history.length,
       historyLimit: 100,

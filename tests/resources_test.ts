@@ -19,6 +19,7 @@ import {
   type Session,
   START_FIXTURE_SERVER,
   TmuxFixture,
+  watchedSessions,
   withServer,
 } from "./harness.ts";
 import { within } from "./hardening.ts";
@@ -730,20 +731,6 @@ for (const transport of ["control", "process"]) {
       assertEquals(await listenerClients(s, fx.socketPath), [], "no listener once unsubscribed");
     });
   });
-}
-
-/** Sessions (by name) that the server's pane-watching clients are attached to, one entry per client. */
-async function watchedSessions(fx: TmuxFixture, session: Session): Promise<string[]> {
-  const watchers = new Set(
-    (await childProcesses(session.transport.pid!))
-      .filter((p) =>
-        p.args.includes(fx.socketPath) && p.args.includes("-f ignore-size,read-only -t")
-      )
-      .map((p) => String(p.pid)),
-  );
-  return (await fx.tmux("list-clients", "-F", "#{client_pid} #{session_name}")).split("\n")
-    .map((line) => line.split(" ")).filter(([pid]) => watchers.has(pid)).map(([, name]) => name)
-    .sort();
 }
 
 for (const transport of ["control", "process"]) {

@@ -10,7 +10,15 @@
 
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
-import { childProcesses, countingTmux, type Session, startServer, TmuxFixture } from "./harness.ts";
+import {
+  childProcesses,
+  countingTmux,
+  eventually,
+  type Session,
+  startServer,
+  TmuxFixture,
+  watchedSessions,
+} from "./harness.ts";
 import { logicalLines } from "../mcp/wait_text.ts";
 import type { Snapshot } from "../mcp/since.ts";
 import { wrapFlags } from "../mcp/wrapped.ts";
@@ -353,6 +361,31 @@ Deno.test("wait_for_text: a pane killed mid-wait ends it as pane_exited", async 
     const r = structured(await wait.result);
     assertEquals(r.outcome, "pane_exited");
     assertEquals(r.paneId, victim);
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+Deno.test("wait_for_text: a pane moved to another session mid-wait is watched there", async () => {
+  const { fixture, session, pane } = await setup();
+  try {
+    await fixture.tmux("new-session", "-d", "-s", "other");
+    // main keeps a window, so the move leaves its session (and watch) alive.
+    const window = await fixture.tmux("display-message", "-p", "-t", pane, "#{window_id}");
+    const wait = startWait(session, { paneId: pane, patterns: ["moved-41"], timeoutSeconds: 25 });
+    await wait.armed;
+    assertEquals(await watchedSessions(fixture, session), ["main"]);
+    await fixture.tmux("move-window", "-s", window, "-t", "=other:");
+    // tmux tells a control client only about its own session's panes: the
+    // wait has to follow the pane, not learn of its output from a safety read.
+    await eventually(
+      async () => JSON.stringify(await watchedSessions(fixture, session)) === '["other"]',
+      "the wait's watch moved to other",
+      BOUND_MS,
+    );
+    await type(fixture, pane, "echo moved-$((40+1))");
+    const r = structured(await wait.result);
+    assertEquals([r.outcome, r.wakeup], ["matched", "control-mode"]);
   } finally {
     await teardown(fixture, session);
   }
@@ -840,6 +873,7 @@ Deno.test("logicalLines: joins the rows tmux wrapped, from the start of the firs
   const snap: Snapshot = {
     state: {
       paneId: "%1",
+      sessionId: "$0",
       pid: 1,
       historySize: 2,
       historyLimit: 100,
