@@ -47,7 +47,7 @@ export const searchPanes = defineTool({
   title: "Search panes",
   description:
     "Finds the panes whose text matches a pattern and returns the matching lines with their rows " +
-    "(0 is the top visible row, negative rows are history; wrapped lines are joined; a line over " +
+    "(0 is the top visible row, negative rows are history; wrapped lines are joined and their trailing spaces dropped, as tmux shows them; a line over " +
     `${MATCH_TEXT_MAX_BYTES} bytes is cut around its first match, marked ${CUT_MARK}). The pattern is JavaScript ` +
     "regular-expression syntax without lookahead, lookbehind or backreferences, at most 999 UTF-8 bytes, and " +
     "runs in time linear in the text; literal: true searches for the text itself. Case is ignored by default.",

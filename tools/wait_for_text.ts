@@ -19,7 +19,8 @@ export const waitForTextTool = defineTool({
     "with a tail of what was printed meanwhile. Only output written after the call began counts: text " +
     "already on screen sets presentAtEntry and never ends the wait. Without patterns any new output ends it. " +
     "A line matching a stopPattern (an error, say) ends it as stopped, and wins over a pattern on the same " +
-    "line. A line tmux wrapped over several rows is matched as one line; patterns are JavaScript regular expressions without " +
+    "line. A line tmux wrapped over several rows is matched as one line, without its trailing spaces " +
+    "(a prompt `>>> ` reads `>>>`: end a pattern with `>>>$`, not `>>> $`); patterns are JavaScript regular expressions without " +
     "lookarounds or backreferences (literal: true for plain text), case ignored by default. The timeout is " +
     "clamped to the server's wait ceiling and reported. Wakes on output within milliseconds (a tmux " +
     "control-mode client), polling only if that cannot attach. Prefer this to repeated captures.",
