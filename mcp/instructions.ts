@@ -75,7 +75,10 @@ export function buildInstructions(
     lines.push(
       `Wait, don't poll: ${
         has("wait_for_text")
-          ? "wait_for_text blocks until new output matches a pattern (stopPatterns end it early on failure)"
+          ? "wait_for_text blocks until new output matches a pattern (stopPatterns end it early on failure)" +
+            (has("capture_since") && has("send_keys")
+              ? "; to catch the reply to keys you send, take a capture_since cursor first and pass it to wait_for_text"
+              : "")
           : "wait_for_channel blocks until a tmux wait-for channel is signalled"
       }; never loop over captures or sleeps.`,
     );

@@ -103,9 +103,16 @@ const runAndCheck: PromptDef = {
       }`;
     }
     const marker = `${command}; echo "exit=$?"`;
+    // A fast command is done before the wait begins, and a wait without a
+    // cursor never matches what was already written.
+    const cursor = env.has("wait_for_text") && env.has("capture_since");
     return `Run a command in tmux pane ${paneId} and check the result.\n\n${
       numbered([
         check,
+        cursor &&
+        `Take a cursor before typing, so the wait also sees output that comes back fast: ${
+          call("capture_since", { paneId })
+        }.`,
         `Type it with its exit status appended: ${
           call("send_keys", { paneId, text: marker, enter: true })
         }.`,
@@ -114,6 +121,7 @@ const runAndCheck: PromptDef = {
             call("wait_for_text", {
               paneId,
               patterns: ["^exit=\\d+$"],
+              ...(cursor ? { cursor: "<the cursor capture_since returned>" } : {}),
               timeoutSeconds: env.waitMax,
             })
           }; the tail holds the output and the exit=N line (0 is success). On timeout it is still running: wait again, do not retype it.`

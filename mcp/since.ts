@@ -30,7 +30,10 @@ import type { Tmux } from "../tmux/client.ts";
 import { TmuxError } from "../tmux/errors.ts";
 import { noSuch } from "../tmux/views.ts";
 import { paneTarget } from "../tmux/targets.ts";
-import { type CursorState, MAX_CURSOR_ROWS, rowHash } from "./cursor.ts";
+import { type CursorState, decodeCursor, MAX_CURSOR_ROWS, rowHash } from "./cursor.ts";
+import { ToolError } from "./errors.ts";
+import { resolvePane } from "./panes.ts";
+import type { ToolContext } from "./registry.ts";
 import { wrapFlags } from "./wrapped.ts";
 
 /** History rows above the screen remembered as the anchor. */
@@ -425,4 +428,63 @@ export function compare(mark: CursorState, snap: Snapshot): Delta {
   if (inPlace && undropped(vouching)) return found(0);
 
   return lost(nearest);
+}
+
+/**
+ * {@link compare} on `snap`, reading the whole history first when the
+ * comparison needs rows above the read: rows to find again, or lost history
+ * whose new rows start above it. Resolves with the comparison and the read
+ * it was made on (still "need-history" only when the pane changed meanwhile).
+ */
+export async function compareReading(
+  tmux: Tmux,
+  paneId: string,
+  mark: CursorState,
+  snap: Snapshot,
+  options: Omit<ReadOptions, "guess"> = {},
+): Promise<{ delta: Delta; snap: Snapshot }> {
+  const above = (d: Delta, read: Snapshot) =>
+    d.kind === "lost" && d.historyLost && d.newFrom < read.first;
+  let delta = compare(mark, snap);
+  if (delta.kind === "need-history" || above(delta, snap)) {
+    snap = await readSnapshot(tmux, paneId, () => 0, { ...options, guess: snap.state });
+    delta = compare(mark, snap);
+    if (above(delta, snap)) delta = { kind: "need-history" };
+  }
+  return { delta, snap };
+}
+
+/**
+ * The pane a capture_since `cursor` was taken of, and its decoded state (no
+ * cursor: `paneId`, else the default pane). A `paneId` given with a cursor
+ * must be the cursor's pane; `startAgain` says how to do without the cursor.
+ */
+export async function cursorPane(
+  ctx: ToolContext,
+  cursor: string | null | undefined,
+  paneId: string | null | undefined,
+  startAgain: string,
+): Promise<{ mark: CursorState | undefined; paneId: string }> {
+  const mark = cursor ? await decodeCursor(cursor) : undefined;
+  if (mark && paneId && mark.paneId !== paneId) {
+    throw new ToolError(
+      "the cursor belongs to another pane",
+      `Pass the paneId the cursor came from, or ${lowerFirst(startAgain)}`,
+    );
+  }
+  return { mark, paneId: mark?.paneId ?? await resolvePane(ctx, paneId) };
+}
+
+/** Refuses `mark` when its pane's program was restarted since (the pane's pid differs). */
+export function refuseRestarted(mark: CursorState, state: PaneState, startAgain: string): void {
+  if (state.pid !== mark.pid) {
+    throw new ToolError(
+      "the pane's program was restarted (respawned) since the cursor was issued, so its output is not a continuation",
+      startAgain,
+    );
+  }
+}
+
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
 }

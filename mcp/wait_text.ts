@@ -3,7 +3,8 @@
  * watch (tmux/output_watch.ts), and on every wake-up read only the rows
  * written or rewritten since the previous look (mcp/since.ts), testing them
  * against the stop patterns and the patterns. Text on screen at entry never
- * matches: it was not written after the call began.
+ * matches: it was not written after the call began, unless the caller gave
+ * a capture_since cursor taken earlier, and it was written after that.
  *
  * @module
  */
@@ -15,12 +16,13 @@ import type { CursorState } from "./cursor.ts";
 import type { Matcher } from "./pattern.ts";
 import type { ToolContext } from "./registry.ts";
 import {
-  compare,
+  compareReading,
   contentEnd,
   type Delta,
   markOf,
   neededFrom,
   readSnapshot,
+  refuseRestarted,
   type Snapshot,
 } from "./since.ts";
 
@@ -55,7 +57,13 @@ export interface WaitRequest {
   patterns: Matcher[];
   stopPatterns: Matcher[];
   timeoutMs: number;
+  /** A capture_since cursor's state: output written since it counts, not only since the call. */
+  since?: CursorState;
 }
+
+/** How to wait without a cursor that cannot be used. */
+export const WITHOUT_CURSOR =
+  "Call wait_for_text without a cursor, or take a new one with capture_since before sending input.";
 
 /** Progress is reported at least this often while waiting. */
 const PROGRESS_MS = 1_000;
@@ -175,7 +183,10 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
   // The entry read and arming the watch run together: the first look after
   // both covers anything printed in between, whichever finished first.
   const [entry, armed] = await Promise.allSettled([
-    readSnapshot(tmux, request.paneId, (s) => neededFrom(undefined, s), { signal, wraps: true }),
+    readSnapshot(tmux, request.paneId, (s) => neededFrom(request.since, s), {
+      signal,
+      wraps: true,
+    }),
     watchPaneOutput(tmux, request.paneId, { signal }),
   ]);
   if (entry.status === "rejected") {
@@ -191,7 +202,17 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
       request.patterns.some((p) => p.test(line))
     )
     : snap.rows.slice(top - snap.first).some((row) => row.trim() !== "");
-  let mark: CursorState = markOf(snap);
+  if (request.since) {
+    try {
+      refuseRestarted(request.since, snap.state, WITHOUT_CURSOR);
+    } catch (error) {
+      await watch.close();
+      throw error;
+    }
+  }
+  // With a cursor the first look tests what the pane wrote since it, also
+  // before this call began.
+  let mark: CursorState = request.since ?? markOf(snap);
 
   const wakeup = watch.mechanism;
   const finish = (
@@ -219,18 +240,12 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
       if (next.state.pid !== mark.pid) return finish("pane_exited");
       // Lost history: every line from newFrom on is tested, and it can lie
       // above the read.
-      const above = (d: Delta, read: Snapshot) =>
-        d.kind === "lost" && d.historyLost && d.newFrom < read.first;
-      let delta = compare(mark, next);
-      if (delta.kind === "need-history" || above(delta, next)) {
-        next = await readSnapshot(tmux, request.paneId, () => 0, {
-          guess: next.state,
-          signal,
-          wraps: true,
-        });
-        delta = compare(mark, next);
-      }
-      if (delta.kind === "need-history" || above(delta, next)) return undefined;
+      let delta: Delta;
+      ({ delta, snap: next } = await compareReading(tmux, request.paneId, mark, next, {
+        signal,
+        wraps: true,
+      }));
+      if (delta.kind === "need-history") return undefined;
       snap = next;
       mark = markOf(next);
       let rows = delta.rows;

@@ -94,6 +94,14 @@ Deno.test("prompts: run_and_check without run_shell_command types an exit marker
   assertStringIncludes(text, 'send_keys {"paneId":"%7","text":"make test; echo \\"exit=$?\\""');
   assertStringIncludes(text, '"patterns":["^exit=\\\\d+$"]');
   assertStringIncludes(text, '"timeoutSeconds":12');
+  // capture_since is inspect: the wait takes its cursor, so a fast command still matches.
+  assertStringIncludes(text, 'capture_since {"paneId":"%7"}');
+  assertStringIncludes(text, '"cursor":"<the cursor capture_since returned>"');
+  const without = await render(
+    new Prompts(selection(["inspect"], ["send_keys"], ["capture_since"]), { waitMaxSeconds: 12 }),
+    "run_and_check",
+  );
+  assert(!without.includes("cursor"), "no cursor step without capture_since");
 });
 
 Deno.test("prompts: build_workspace reads names and commands; windows are checked", async () => {

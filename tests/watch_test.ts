@@ -403,6 +403,60 @@ Deno.test("wait_for_text: a bad pattern or a missing pane fails before waiting",
   }
 });
 
+Deno.test("wait_for_text: with a capture_since cursor, a reply printed before the call still matches", async () => {
+  const { fixture, session, pane } = await setup();
+  try {
+    await fixture.runInPane(pane, "echo 'ear''lier'");
+    const { cursor } = await session.ok<SinceResult>("capture_since", { paneId: pane });
+    // The reply comes back before the wait begins, as it does after send_keys.
+    await fixture.runInPane(pane, "echo 'rep''ly 42'");
+    const late = structured(
+      await session.call("wait_for_text", {
+        paneId: pane,
+        patterns: ["^reply 42$"],
+        timeoutSeconds: 1,
+      }),
+    );
+    assertEquals([late.outcome, late.presentAtEntry], ["timeout", true], "without the cursor");
+    const caught = structured(
+      await session.call("wait_for_text", { patterns: ["^reply 42$"], cursor, timeoutSeconds: 10 }),
+    );
+    assertEquals([caught.outcome, caught.matchedIndex, caught.paneId], ["matched", 0, pane]);
+    assert(caught.elapsedSeconds < 5, `matched at once, not after ${caught.elapsedSeconds} s`);
+    assert(caught.tail.lines.includes("reply 42"), `${caught.tail.lines}`);
+    // Output from before the cursor still never matches.
+    const old = structured(
+      await session.call("wait_for_text", { patterns: ["^earlier$"], cursor, timeoutSeconds: 1 }),
+    );
+    assertEquals(old.outcome, "timeout");
+    // The same cursor also waits for what comes after the call.
+    const wait = startWait(session, { patterns: ["^later$"], cursor });
+    await wait.armed;
+    await type(fixture, pane, "echo 'lat''er'");
+    assertEquals(structured(await wait.result).outcome, "matched");
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+Deno.test("wait_for_text: a cursor of another pane, or from before a respawn, is refused before waiting", async () => {
+  const { fixture, session, pane } = await setup();
+  try {
+    const { cursor } = await session.ok<SinceResult>("capture_since", { paneId: pane });
+    const other = await fixture.tmux("split-window", "-P", "-F", "#{pane_id}", "-t", pane, SHELL);
+    const foreign = await session.fails("wait_for_text", { paneId: other, cursor });
+    assertStringIncludes(foreign, "the cursor belongs to another pane");
+    assertStringIncludes(foreign, "without a cursor");
+    await fixture.tmux("respawn-pane", "-k", "-t", pane, SHELL);
+    const before = await tmuxChildren(session.transport.pid!);
+    const stale = await session.fails("wait_for_text", { cursor, timeoutSeconds: 30 });
+    assertStringIncludes(stale, "restarted");
+    assertEquals(await tmuxChildren(session.transport.pid!), before, "no watch was left running");
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
 Deno.test("wait_for_text: cancelling ends the wait at once and leaves no tmux process", async () => {
   const { fixture, session, pane } = await setup();
   try {

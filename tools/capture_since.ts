@@ -2,19 +2,20 @@
 
 import { z } from "zod";
 import { contentText } from "../mcp/budget.ts";
-import { decodeCursor, encodeCursor } from "../mcp/cursor.ts";
+import { encodeCursor } from "../mcp/cursor.ts";
 import { ToolError } from "../mcp/errors.ts";
-import { budget, resolvePane, trimTrailingBlank } from "../mcp/panes.ts";
+import { budget, trimTrailingBlank } from "../mcp/panes.ts";
 import { defineTool, readsTerminal } from "../mcp/registry.ts";
 import { content, maxLines, optionalPaneId } from "../mcp/schemas.ts";
 import {
-  compare,
+  compareReading,
   contentEnd,
+  cursorPane,
   type Delta,
   markOf,
   neededFrom,
   readSnapshot,
-  type Snapshot,
+  refuseRestarted,
 } from "../mcp/since.ts";
 
 const START_AGAIN = "Call capture_since without a cursor to start again from the visible screen.";
@@ -60,14 +61,7 @@ export const captureSince = defineTool({
     ),
   }),
   async handler(args, ctx) {
-    const mark = args.cursor ? await decodeCursor(args.cursor) : undefined;
-    if (mark && args.paneId && mark.paneId !== args.paneId) {
-      throw new ToolError(
-        "the cursor belongs to another pane",
-        `Pass the paneId the cursor came from, or ${START_AGAIN.toLowerCase()}`,
-      );
-    }
-    const paneId = mark?.paneId ?? await resolvePane(ctx, args.paneId);
+    const { mark, paneId } = await cursorPane(ctx, args.cursor, args.paneId, START_AGAIN);
     let snap = await readSnapshot(ctx.tmux, paneId, (s) => neededFrom(mark, s), {
       signal: ctx.signal,
     });
@@ -78,24 +72,11 @@ export const captureSince = defineTool({
       const top = snap.state.historySize - snap.first;
       rows = snap.rows.slice(top, contentEnd(snap) - snap.first);
     } else {
-      if (snap.state.pid !== mark.pid) {
-        throw new ToolError(
-          "the pane's program was restarted (respawned) since the cursor was issued, so its output is not a continuation",
-          START_AGAIN,
-        );
-      }
-      // Lost history: every row tmux holds from newFrom on is new, and
-      // newFrom can lie above the read.
-      const above = (d: Delta, read: Snapshot) =>
-        d.kind === "lost" && d.historyLost && d.newFrom < read.first;
-      let delta = compare(mark, snap);
-      if (delta.kind === "need-history" || above(delta, snap)) {
-        snap = await readSnapshot(ctx.tmux, paneId, () => 0, {
-          guess: snap.state,
-          signal: ctx.signal,
-        });
-        delta = compare(mark, snap);
-      }
+      refuseRestarted(mark, snap.state, START_AGAIN);
+      let delta: Delta;
+      ({ delta, snap } = await compareReading(ctx.tmux, paneId, mark, snap, {
+        signal: ctx.signal,
+      }));
       if (delta.kind === "found") {
         rows = delta.rows;
       } else if (delta.kind === "lost") {

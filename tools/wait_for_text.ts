@@ -2,11 +2,11 @@
 
 import { z } from "zod";
 import { contentText } from "../mcp/budget.ts";
-import { resolvePane } from "../mcp/panes.ts";
 import { compilePattern, loadPatternEngine } from "../mcp/pattern.ts";
 import { defineTool, readsTerminal } from "../mcp/registry.ts";
 import { content, optionalPaneId, timeoutSeconds } from "../mcp/schemas.ts";
-import { waitForText } from "../mcp/wait_text.ts";
+import { cursorPane } from "../mcp/since.ts";
+import { waitForText, WITHOUT_CURSOR } from "../mcp/wait_text.ts";
 
 const patternList = z.array(z.string().min(1).max(999)).min(1).max(32).nullish();
 
@@ -17,7 +17,9 @@ export const waitForTextTool = defineTool({
   description:
     "Waits until the pane prints a line matching one of `patterns` and returns which one, " +
     "with a tail of what was printed meanwhile. Only output written after the call began counts: text " +
-    "already on screen sets presentAtEntry and never ends the wait. Without patterns any new output ends it. " +
+    "already on screen sets presentAtEntry and never ends the wait. To catch the reply to keys you send, " +
+    "call capture_since first and pass its cursor here: output written since the cursor counts too. " +
+    "Without patterns any new output ends it. " +
     "A line matching a stopPattern (an error, say) ends it as stopped, and wins over a pattern on the same " +
     "line. A line tmux wrapped over several rows is matched as one line, without its trailing spaces " +
     "(a prompt `>>> ` reads `>>>`: end a pattern with `>>>$`, not `>>> $`); patterns are JavaScript regular expressions without " +
@@ -36,6 +38,11 @@ export const waitForTextTool = defineTool({
     literal: z.boolean().default(false).describe("Read every pattern as plain text."),
     ignoreCase: z.boolean().default(true).describe("Ignore case (the default)."),
     timeoutSeconds,
+    cursor: z.string().max(8192).nullish().describe(
+      "A cursor from capture_since, taken before you sent the input whose output you wait for: " +
+        "output written since that cursor counts too, so a reply that came back before this call " +
+        "began still matches. Implies the cursor's pane.",
+    ),
   }),
   output: z.object({
     paneId: z.string(),
@@ -65,12 +72,13 @@ export const waitForTextTool = defineTool({
     const stopPatterns = (args.stopPatterns ?? []).map((p) => compilePattern(p, options));
     const ceiling = ctx.settings.waitMaxSeconds;
     const effective = Math.min(args.timeoutSeconds ?? ceiling, ceiling);
-    const paneId = await resolvePane(ctx, args.paneId);
+    const { mark, paneId } = await cursorPane(ctx, args.cursor, args.paneId, WITHOUT_CURSOR);
     const result = await waitForText(ctx, {
       paneId,
       patterns,
       stopPatterns,
       timeoutMs: effective * 1000,
+      since: mark,
     });
     return { paneId, ...result, effectiveTimeoutSeconds: effective };
   },
