@@ -97,6 +97,20 @@ interface Refusal {
   hint: string;
 }
 
+/** What to write instead of a POSIX class inside brackets. */
+const POSIX_CLASSES: Record<string, string> = {
+  digit: "\\d",
+  space: "\\s",
+  alpha: "[A-Za-z]",
+  alnum: "[A-Za-z0-9]",
+  upper: "[A-Z]",
+  lower: "[a-z]",
+  xdigit: "[0-9A-Fa-f]",
+  word: "\\w",
+  blank: "[ \\t]",
+  punct: "[!-/:-@[-`{-~]",
+};
+
 const LOOK_HINT = "Remove the %s, or set literal: true to search for the text itself.";
 
 function refuseUnsupported(ast: AST.Pattern, parser: Regexpp): void {
@@ -113,6 +127,21 @@ function refuseUnsupported(ast: AST.Pattern, parser: Regexpp): void {
     },
     onBackreferenceEnter(node) {
       refuse(typeof node.ref === "number" ? "backreference" : "named backreference", node.start);
+    },
+    onCharacterClassEnter(node) {
+      // `[[:digit:]]` is valid JavaScript that means something else (a class
+      // of `[`, `:`, `d`, … then a `]`), so it would match nothing a model meant.
+      const posix = /^\[\[:([a-z]+):\]$/.exec(node.raw);
+      if (posix) {
+        const instead = POSIX_CLASSES[posix[1]];
+        refuse(
+          `POSIX class [:${posix[1]}:]`,
+          node.start,
+          `POSIX classes are not JavaScript syntax; write ${
+            instead ?? "a class such as [a-z]"
+          } instead.`,
+        );
+      }
     },
     onCharacterEnter(node) {
       if (node.parent.type === "CharacterClass" || node.parent.type === "CharacterClassRange") {

@@ -93,7 +93,14 @@ Deno.test("other refused constructs", () => {
     refusal("[ab]{1000}[cd]{1000}").message,
     /^the pattern compiles to \d+ instructions, over the limit of 2000$/,
   );
+  // POSIX classes mean something else in JavaScript: refused with the class to write instead.
+  const posix = refusal("x[[:digit:]]+");
+  assert.equal(posix.message, "POSIX class [:digit:] at offset 1 is not supported");
+  assert.match(posix.hint, /write \\d instead/);
+  assert.match(refusal("[[:alpha:]]").hint, /\[A-Za-z\]/);
   // Accepted neighbours of the refused ones.
+  assert.ok(matches("[[:]x", ":x"));
+  assert.ok(matches("[:digit:]", "t"));
   assert.ok(matches("\\w{3,1000}", "abc"));
   assert.ok(matches("a{1000}", "a".repeat(1000)));
   assert.ok(!matches("a{1000}", "a".repeat(999)));
