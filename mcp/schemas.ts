@@ -61,9 +61,12 @@ export const timeoutSeconds = z.number().min(0).nullish().describe(
 /** Budgeted text, newest lines kept. */
 export const content = z.object({
   lines: z.array(z.string()),
-  truncated: z.boolean(),
-  droppedLines: z.int(),
-  droppedBytes: z.int(),
+  truncated: z.boolean().describe("Lines or bytes were left out to fit the budget."),
+  droppedLines: z.int().describe(
+    "Lines of what was read that were left out (oldest first) to fit maxLines or --max-bytes; " +
+      "output tmux no longer held is not counted here.",
+  ),
+  droppedBytes: z.int().describe("Bytes cut from the oldest kept line to fit --max-bytes."),
 });
 
 /** How a view's label field says it may be cut (tmux/views.ts). */
