@@ -120,11 +120,14 @@ async function main(argv: string[]): Promise<void> {
   const selected = tools.map((tool) => tool.name);
   const topologyHint = (line: string) => {
     if (isTopologyNotification(line)) mcp.topologyChanged();
+    else if (live.hearsViewChange(line)) mcp.viewsChanged();
   };
   // A person's changes (new windows, renames, kills) reach us as control-mode
   // notifications: always on the control transport's own client (sessions,
   // windows, and panes of its session), and, while anyone is subscribed, on a
-  // listen-only client that also hears pane changes in every session.
+  // listen-only client that also hears pane changes in every session. A
+  // change of focus changes only the sessions view: it costs a check only
+  // while someone is subscribed to that view.
   const control = tmux.transport instanceof ControlTransport ? tmux.transport : undefined;
   const live = new LiveResources(new TopologyListener(tmux, topologyHint));
   const mcp: TmuxMcpServer = new TmuxMcpServer({

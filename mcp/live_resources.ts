@@ -11,7 +11,9 @@
  * pane that is killed or whose program exits gets one final update and its
  * subscription ends; a pane moved to another session is watched there from
  * the read that finds it moved. A subscription to `tmux://sessions` is updated when a
- * topology check finds the sessions view changed. While anything is
+ * check finds the sessions view changed: after a topology change, and after a
+ * session's active window or pane changed (which changes the view but not the
+ * list). While anything is
  * subscribed, a companion (the topology listener, tmux/topology_listen.ts)
  * runs too. Nothing runs while nobody is subscribed: no watch, no listener,
  * no timer.
@@ -489,6 +491,16 @@ export class LiveResources implements ResourceProvider {
     return true;
   }
 
+  /**
+   * True when someone is subscribed to the sessions view and the
+   * control-mode notification `line` may have changed it without changing
+   * the topology ({@link isSessionsViewNotification}): only then is a check
+   * worth its round trip.
+   */
+  hearsViewChange(line: string): boolean {
+    return this.#sessions !== undefined && isSessionsViewNotification(line);
+  }
+
   /** Sends the sessions view's update when a topology change altered it. */
   async topologyChanged(ctx: ResourceContext): Promise<void> {
     const sessions = this.#sessions;
@@ -541,4 +553,14 @@ const TOPOLOGY_NOTIFICATIONS = [
 /** True for a control-mode notification line that may mean sessions, windows or panes changed. */
 export function isTopologyNotification(line: string): boolean {
   return TOPOLOGY_NOTIFICATIONS.some((prefix) => line === prefix.trim() || line.startsWith(prefix));
+}
+
+/**
+ * True for a control-mode notification line after which the sessions view
+ * may differ while the resource list cannot: a session's active window or a
+ * window's active pane changed (tmux 3.3a tells every control client, of
+ * every session).
+ */
+export function isSessionsViewNotification(line: string): boolean {
+  return line.startsWith("%session-window-changed ") || line.startsWith("%window-pane-changed ");
 }

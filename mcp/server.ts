@@ -128,6 +128,8 @@ export class TmuxMcpServer {
   #lastListing: string | undefined;
   #checking = false;
   #recheck = false;
+  /** A topology change asked for the list to be compared in the next check. */
+  #listingDue = false;
   #disposed = false;
 
   /** Builds the server; call `server.connect(transport)` to serve. */
@@ -259,6 +261,21 @@ export class TmuxMcpServer {
    * client when the list differs from the one it last knew.
    */
   topologyChanged(): void {
+    this.#listingDue = true;
+    this.#scheduleCheck();
+  }
+
+  /**
+   * Only what a view shows may have changed (a session's active window or
+   * pane, a person's client attached or gone): after the same coalescing
+   * delay, and in the same check when one is due anyway, the providers compare
+   * their views; the resource list, which shows none of it, is not read.
+   */
+  viewsChanged(): void {
+    this.#scheduleCheck();
+  }
+
+  #scheduleCheck(): void {
     if (this.#disposed) return;
     if (this.#checking) {
       this.#recheck = true;
@@ -267,30 +284,18 @@ export class TmuxMcpServer {
     if (this.#listChangedTimer !== undefined) return;
     this.#listChangedTimer = setTimeout(() => {
       this.#listChangedTimer = undefined;
-      void this.#checkListing();
+      void this.#check();
     }, LIST_CHANGED_COALESCE_MS);
   }
 
-  async #checkListing(): Promise<void> {
+  async #check(): Promise<void> {
     this.#checking = true;
     try {
-      let listing: string | undefined;
-      try {
-        listing = listingKey(await this.#listResources());
-      } catch (error) {
-        // The list cannot be read now (tmux gone or its session just killed):
-        // say it changed rather than stay silent. Only a bug is worth a log line.
-        if (!(error instanceof TmuxError)) {
-          logError("resources/list after a topology change", error);
-        }
+      if (this.#listingDue) {
+        this.#listingDue = false;
+        await this.#checkListing();
       }
       if (this.#disposed) return;
-      if (listing === undefined || listing !== this.#lastListing) {
-        this.#lastListing = listing;
-        await this.server.sendResourceListChanged().catch((error: unknown) =>
-          logError("list_changed", error)
-        );
-      }
       await Promise.all(
         this.#options.resources.map((p) =>
           p.topologyChanged?.(this.resourceContext).catch((error: unknown) => {
@@ -304,8 +309,29 @@ export class TmuxMcpServer {
       this.#checking = false;
       if (this.#recheck) {
         this.#recheck = false;
-        this.topologyChanged();
+        this.#scheduleCheck();
       }
+    }
+  }
+
+  /** Re-lists the resources and sends list_changed when the set of URIs differs. */
+  async #checkListing(): Promise<void> {
+    let listing: string | undefined;
+    try {
+      listing = listingKey(await this.#listResources());
+    } catch (error) {
+      // The list cannot be read now (tmux gone or its session just killed):
+      // say it changed rather than stay silent. Only a bug is worth a log line.
+      if (!(error instanceof TmuxError)) {
+        logError("resources/list after a topology change", error);
+      }
+    }
+    if (this.#disposed) return;
+    if (listing === undefined || listing !== this.#lastListing) {
+      this.#lastListing = listing;
+      await this.server.sendResourceListChanged().catch((error: unknown) =>
+        logError("list_changed", error)
+      );
     }
   }
 

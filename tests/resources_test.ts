@@ -769,3 +769,73 @@ for (const transport of ["control", "process"]) {
     });
   });
 }
+
+/** Subscribes to tmux://sessions and waits until the listener for a person's changes has attached. */
+async function subscribeSessions(fx: TmuxFixture, s: Session): Promise<void> {
+  await s.client.subscribeResource({ uri: "tmux://sessions" });
+  await eventually(async () => {
+    const pid = await listenerPid(s, fx.socketPath);
+    return pid !== undefined &&
+      (await fx.tmux("list-clients", "-F", "#{client_pid}")).split("\n").includes(String(pid));
+  }, "the listener attached");
+}
+
+/** The sessions view as tmux://sessions reads now, by session name. */
+async function sessionsView(
+  s: Session,
+): Promise<Map<string, { activeWindowId: string; activePaneId: string; attached: number }>> {
+  const views = JSON.parse(await readText(s, "tmux://sessions"));
+  return new Map(views.map((v: { name: string }) => [v.name, v]));
+}
+
+for (const transport of ["control", "process"]) {
+  Deno.test(`resources (${transport}): a session's active window or pane changing, in any session, sends a sessions update`, async () => {
+    await withNotifications(["--transport", transport], async (fx, s, n) => {
+      const uri = "tmux://sessions";
+      await fx.tmux("new-session", "-d", "-s", "other");
+      // Each session: a second window, and a second pane in the first window.
+      const ids: Record<string, { window0: string; window1: string; pane01: string }> = {};
+      for (const name of ["main", "other"]) {
+        const window1 = await fx.tmux(
+          "new-window",
+          "-d",
+          "-t",
+          `=${name}:`,
+          "-P",
+          "-F",
+          "#{window_id}",
+        );
+        const pane01 = await fx.tmux(
+          "split-window",
+          "-d",
+          "-t",
+          `=${name}:0`,
+          "-P",
+          "-F",
+          "#{pane_id}",
+        );
+        const window0 = await fx.tmux("display-message", "-p", "-t", `=${name}:0`, "#{window_id}");
+        ids[name] = { window0, window1, pane01 };
+      }
+      await subscribeSessions(fx, s);
+      // "other" is the session neither the listener nor the transport's client is attached to.
+      for (const name of ["main", "other"]) {
+        let from = n.mark();
+        await fx.tmux("select-window", "-t", ids[name].window1);
+        await n.next(from, updatedOf(uri), `update after select-window in ${name}`);
+        assertEquals((await sessionsView(s)).get(name)?.activeWindowId, ids[name].window1);
+        from = n.mark();
+        await fx.tmux("select-window", "-t", ids[name].window0);
+        await n.next(from, updatedOf(uri), `update after selecting ${name}'s first window again`);
+        from = n.mark();
+        await fx.tmux("select-pane", "-t", ids[name].pane01);
+        await n.next(from, updatedOf(uri), `update after select-pane in ${name}`);
+        const view = (await sessionsView(s)).get(name);
+        assertEquals([view?.activeWindowId, view?.activePaneId], [
+          ids[name].window0,
+          ids[name].pane01,
+        ]);
+      }
+    });
+  });
+}
