@@ -126,8 +126,8 @@ async function main(argv: string[]): Promise<void> {
   // notifications: always on the control transport's own client (sessions,
   // windows, and panes of its session), and, while anyone is subscribed, on a
   // listen-only client that also hears pane changes in every session. A
-  // change of focus changes only the sessions view: it costs a check only
-  // while someone is subscribed to that view.
+  // change of focus, or a person's client coming or going, changes only the
+  // sessions view: it costs a check only while someone is subscribed to it.
   const control = tmux.transport instanceof ControlTransport ? tmux.transport : undefined;
   const live = new LiveResources(new TopologyListener(tmux, topologyHint));
   const mcp: TmuxMcpServer = new TmuxMcpServer({

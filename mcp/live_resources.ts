@@ -12,8 +12,8 @@
  * subscription ends; a pane moved to another session is watched there from
  * the read that finds it moved. A subscription to `tmux://sessions` is updated when a
  * check finds the sessions view changed: after a topology change, and after a
- * session's active window or pane changed (which changes the view but not the
- * list). While anything is
+ * session's active window or pane changed or a person's client came or went
+ * (which change the view but not the list). While anything is
  * subscribed, a companion (the topology listener, tmux/topology_listen.ts)
  * runs too. Nothing runs while nobody is subscribed: no watch, no listener,
  * no timer.
@@ -27,6 +27,7 @@
  */
 
 import type { Tmux } from "../tmux/client.ts";
+import { isOwnClientName } from "../tmux/children.ts";
 import { TmuxError } from "../tmux/errors.ts";
 import { type PaneWatch, watchPaneOutput } from "../tmux/output_watch.ts";
 import { TOPOLOGY_SUBSCRIPTION } from "../tmux/topology_listen.ts";
@@ -559,8 +560,14 @@ export function isTopologyNotification(line: string): boolean {
  * True for a control-mode notification line after which the sessions view
  * may differ while the resource list cannot: a session's active window or a
  * window's active pane changed (tmux 3.3a tells every control client, of
- * every session).
+ * every session), or a client attached to a session, switched or detached
+ * and it is not one of this server's own (the view's `attached` leaves those
+ * out, and the watch clients of wait_for_text come and go with every call).
  */
 export function isSessionsViewNotification(line: string): boolean {
-  return line.startsWith("%session-window-changed ") || line.startsWith("%window-pane-changed ");
+  if (line.startsWith("%session-window-changed ") || line.startsWith("%window-pane-changed ")) {
+    return true;
+  }
+  const client = /^%client-(?:session-changed|detached) (\S+)/.exec(line);
+  return client !== null && !isOwnClientName(client[1]);
 }

@@ -13,11 +13,13 @@ import {
 import { assert, assertEquals, assertStringIncludes, rejection } from "./assert.ts";
 import {
   childProcesses,
+  countingTmux,
   eventually,
   processTable,
   rawServer,
   type Session,
   START_FIXTURE_SERVER,
+  startServer,
   TmuxFixture,
   watchedSessions,
   withServer,
@@ -626,10 +628,18 @@ Deno.test("resources: stdin EOF exits 0 promptly with a live subscription and le
   }
 });
 
-/** A `tmux -C` client of the test's own (a person's, for the server) attached to `session`. */
-async function personAttached(fx: TmuxFixture, session: string): Promise<Deno.ChildProcess> {
+/**
+ * A `tmux -C` client of the test's own (a person's, for the server) attached
+ * to `session`, with `flags` for attach-session (`-f ignore-size`: a terminal
+ * that resizes no window, so no layout change announces it).
+ */
+async function personAttached(
+  fx: TmuxFixture,
+  session: string,
+  flags: string[] = [],
+): Promise<Deno.ChildProcess> {
   const person = new Deno.Command("tmux", {
-    args: ["-S", fx.socketPath, "-C", "attach-session", "-t", session],
+    args: ["-S", fx.socketPath, "-C", "attach-session", ...flags, "-t", session],
     stdin: "piped",
     stdout: "null",
     stderr: "null",
@@ -839,3 +849,92 @@ for (const transport of ["control", "process"]) {
     });
   });
 }
+
+for (const transport of ["control", "process"]) {
+  Deno.test(`resources (${transport}): a person attaching to or detaching from a session sends a sessions update`, async () => {
+    await withNotifications(["--transport", transport], async (fx, s, n) => {
+      const uri = "tmux://sessions";
+      // The control transport's client hears this new session: its check
+      // is over before subscribing, or it could read the person attached.
+      await s.client.listResources();
+      let from = n.mark();
+      await fx.tmux("new-session", "-d", "-s", "other");
+      if (transport === "control") {
+        await n.next(from, listChanged, "list_changed after the new session");
+      }
+      await subscribeSessions(fx, s);
+      // Twice: the listener's first topology report makes one check at a
+      // time of its own, which may read one of these changes by chance.
+      for (let round = 0; round < 2; round++) {
+        from = n.mark();
+        const person = await personAttached(fx, "other", ["-f", "ignore-size"]);
+        try {
+          await n.next(from, updatedOf(uri), `update after a person attached (${round})`);
+          assertEquals((await sessionsView(s)).get("other")?.attached, 1);
+        } finally {
+          from = n.mark();
+          await person.stdin.close();
+          await person.status;
+        }
+        await n.next(from, updatedOf(uri), `update after the person detached (${round})`);
+        assertEquals((await sessionsView(s)).get("other")?.attached, 0);
+      }
+    });
+  });
+}
+
+Deno.test("resources (process): the server's own watch clients coming and going cost no check of the sessions view", async () => {
+  const fx = await TmuxFixture.start();
+  const counter = await countingTmux(fx.dir);
+  const s = await startServer(fx.socketPath, {
+    args: ["--transport", "process", "--tmux", counter.binary],
+    denoFlags: [`--allow-run=${counter.binary}`],
+  });
+  const n = new Notifications(s);
+  try {
+    const uri = "tmux://sessions";
+    const pane = await firstPane(fx);
+    await subscribeSessions(fx, s);
+    // The listener's format subscription reports once at first, which is a
+    // topology check: a listing (list-sessions with list-windows), then the
+    // sessions view alone. Counting starts after it.
+    const sessionsReads = async () =>
+      (await counter.started()).filter((line) => / list-sessions /.test(` ${line} `));
+    await eventually(async () => {
+      const reads = await sessionsReads();
+      const listing = reads.findIndex((line) => / list-windows /.test(line));
+      return listing >= 0 && reads.slice(listing + 1).some((line) => !/ list-windows /.test(line));
+    }, "the check after the listener's first topology report");
+    const from = n.mark();
+    await counter.reset();
+    // Each wait attaches a watch client and lasts its full second, so
+    // without the filter a check would run for each client's coming and going.
+    for (let i = 0; i < 2; i++) {
+      const wait = await s.ok<{ outcome: string }>("wait_for_text", {
+        paneId: pane,
+        patterns: ["never-printed-here"],
+        timeoutSeconds: 1,
+      });
+      assertEquals(wait.outcome, "timeout");
+    }
+    await eventually(
+      async () => (await fx.tmux("list-clients", "-F", "#{client_pid}")).split("\n").length === 1,
+      "only the listener is attached",
+    );
+    // Fence: a person attaching must be heard, and checked, after the watch clients left.
+    const person = await personAttached(fx, "main", ["-f", "ignore-size"]);
+    try {
+      await n.next(from, updatedOf(uri), "update after a person attached");
+      // Read before the person leaves, whose own check would count too.
+      const checks = await sessionsReads();
+      assertEquals(checks.length, 1, `sessions reads: ${checks.join(" | ")}`);
+      assertEquals(n.since(from, updatedOf(uri)).length, 1, "one update, the person's");
+    } finally {
+      await person.stdin.close();
+      await person.status;
+    }
+  } finally {
+    await s.close();
+    await fx.close();
+  }
+});

@@ -12,10 +12,32 @@ export type ChildKind = "command" | "control";
 const live = new Map<Deno.ChildProcess, ChildKind>();
 let hooked = false;
 
+/**
+ * How long a control client's process id still counts as ours after it
+ * exited: tmux's `%client-detached` for it reaches the other clients on
+ * their own pipes, and can be read after its exit was.
+ */
+const ENDED_MEMORY_MS = 10_000;
+/** Process ids of our control clients that ended, with when (oldest first). */
+const ended = new Map<number, number>();
+
+function forget(child: Deno.ChildProcess): void {
+  const kind = live.get(child);
+  live.delete(child);
+  if (kind !== "control") return;
+  const now = performance.now();
+  ended.delete(child.pid);
+  ended.set(child.pid, now);
+  for (const [pid, at] of ended) {
+    if (now - at <= ENDED_MEMORY_MS) break;
+    ended.delete(pid);
+  }
+}
+
 /** Registers `child` until it exits; it is killed if this process exits first. */
 export function adopt<C extends Deno.ChildProcess>(child: C, kind: ChildKind): C {
   live.set(child, kind);
-  void child.status.then(() => live.delete(child), () => live.delete(child));
+  void child.status.then(() => forget(child), () => forget(child));
   if (!hooked) {
     hooked = true;
     globalThis.addEventListener("unload", () => {
@@ -45,4 +67,19 @@ export function foreignClients(pids: Iterable<number>): number {
   let count = 0;
   for (const pid of pids) if (!own.has(pid)) count++;
   return count;
+}
+
+/**
+ * True when tmux's client name `name` is one of this server's control
+ * clients, running or ended within the last {@link ENDED_MEMORY_MS}: tmux
+ * names a client without a terminal `client-<pid>` (server-client.c), as
+ * every client this server starts (on pipes) is.
+ */
+export function isOwnClientName(name: string): boolean {
+  const match = /^client-(\d+)$/.exec(name);
+  if (!match) return false;
+  const pid = Number(match[1]);
+  if (ended.has(pid) && performance.now() - ended.get(pid)! <= ENDED_MEMORY_MS) return true;
+  for (const [child, kind] of live) if (kind === "control" && child.pid === pid) return true;
+  return false;
 }
