@@ -29,7 +29,7 @@
 import type { Tmux } from "../tmux/client.ts";
 import { isOwnClientName } from "../tmux/children.ts";
 import { TmuxError } from "../tmux/errors.ts";
-import { type PaneWatch, watchPaneOutput } from "../tmux/output_watch.ts";
+import { FollowingWatch } from "../tmux/output_watch.ts";
 import { TOPOLOGY_SUBSCRIPTION } from "../tmux/topology_listen.ts";
 import { PANE_ID, paneTarget } from "../tmux/targets.ts";
 import {
@@ -204,8 +204,8 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 class PaneSubscription {
   readonly #abort = new AbortController();
   #loop: Promise<void> = Promise.resolve();
-  /** The watch in use: replaced when the pane moves to another session. */
-  #watch: PaneWatch | undefined;
+  /** The watch, which follows the pane to another session. */
+  #watch: FollowingWatch | undefined;
 
   constructor(
     readonly ref: PaneRef,
@@ -234,7 +234,7 @@ class PaneSubscription {
     }
     // Armed before the baseline read: output printed in between wakes the
     // watch, and the comparison then decides whether anything changed.
-    const watch = await watchPaneOutput(tmux, this.ref.paneId, { signal });
+    const watch = await FollowingWatch.start(tmux, this.ref.paneId, { signal });
     this.#watch = watch;
     let baseline: string;
     try {
@@ -291,7 +291,7 @@ class PaneSubscription {
         // Moved to another session (move-pane, join-pane, move-window): its
         // output now goes to that session's control clients only. What it
         // printed before the new watch was armed is found by reading again.
-        if (state.pane.sessionId !== this.#watch?.sessionId) lookNow = await this.#rewatch();
+        lookNow = await this.#follow(state.pane.sessionId);
       }
     } finally {
       // Ended first: a new subscribe must not join this one while its
@@ -301,22 +301,15 @@ class PaneSubscription {
     }
   }
 
-  /** Replaces the watch with one on the pane's session now; false if that could not be armed. */
-  async #rewatch(): Promise<boolean> {
-    let moved: PaneWatch;
+  /** Watches the pane in `sessionId` if it moved there; true when it did (read again). */
+  async #follow(sessionId: string): Promise<boolean> {
     try {
-      moved = await watchPaneOutput(this.ctx.tmux, this.ref.paneId, {
-        signal: this.#abort.signal,
-      });
+      return await this.#watch?.follow(sessionId) ?? false;
     } catch (error) {
       // No answer: the old watch and the safety read carry on; the next read tries again.
       if (!isGone(error)) logError(`subscription to ${this.ref.paneId}`, error);
       return false;
     }
-    const old = this.#watch;
-    this.#watch = moved;
-    await old?.close();
-    return true;
   }
 
   /** Stops the loop and waits until the watch (and its control client) is gone. */

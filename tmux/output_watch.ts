@@ -12,7 +12,10 @@
  *
  * When no control client can be attached, a watch polls instead; its
  * `mechanism` says which is in use. Either way a watch only says "look now":
- * callers read the pane to learn what changed.
+ * callers read the pane to learn what changed. A pane moved to another
+ * session (join-pane, move-pane, move-window) prints to that session's
+ * clients only: a {@link FollowingWatch} is re-armed there by whoever reads
+ * the pane and finds it moved.
  *
  * @module
  */
@@ -330,4 +333,70 @@ export async function watchPaneOutput(
   if (id !== paneId || !sessionId) return new Watch(paneId, undefined, undefined, options.signal);
   const feed = await attachedFeed(tmux, sessionId, options.signal);
   return new Watch(paneId, sessionId, feed, options.signal);
+}
+
+/**
+ * A watch of one pane that follows it to another session. tmux tells a
+ * control client only about its own session's panes, and the layout or
+ * window-close notification of the move wakes the old watch, so the read that
+ * follows finds the pane elsewhere and passes its session to
+ * {@link FollowingWatch.follow}.
+ */
+export class FollowingWatch implements PaneWatch {
+  #watch: PaneWatch;
+
+  private constructor(
+    readonly tmux: Tmux,
+    readonly paneId: string,
+    readonly signal: AbortSignal | undefined,
+    watch: PaneWatch,
+  ) {
+    this.#watch = watch;
+  }
+
+  /** Starts watching `paneId` in its session now, as {@link watchPaneOutput} does. */
+  static async start(
+    tmux: Tmux,
+    paneId: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<FollowingWatch> {
+    return new FollowingWatch(
+      tmux,
+      paneId,
+      options.signal,
+      await watchPaneOutput(tmux, paneId, options),
+    );
+  }
+
+  get mechanism(): WakeMechanism {
+    return this.#watch.mechanism;
+  }
+
+  get sessionId(): string | undefined {
+    return this.#watch.sessionId;
+  }
+
+  next(ms: number): Promise<boolean> {
+    return this.#watch.next(ms);
+  }
+
+  /**
+   * Re-arms the watch where the pane is when `sessionId` (the session a read
+   * found it in) is not the one watched. True when the watched session
+   * changed: output printed before the new watch was armed went unheard, so
+   * read the pane again. Throws what arming throws; the old watch then
+   * carries on.
+   */
+  async follow(sessionId: string): Promise<boolean> {
+    const old = this.#watch;
+    if (sessionId === old.sessionId) return false;
+    const moved = await watchPaneOutput(this.tmux, this.paneId, { signal: this.signal });
+    this.#watch = moved;
+    await old.close();
+    return moved.sessionId !== old.sessionId;
+  }
+
+  close(): Promise<void> {
+    return this.#watch.close();
+  }
 }
