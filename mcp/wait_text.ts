@@ -10,7 +10,7 @@
  */
 
 import { TmuxError } from "../tmux/errors.ts";
-import { type WakeMechanism, watchPaneOutput } from "../tmux/output_watch.ts";
+import { FollowingWatch, type WakeMechanism } from "../tmux/output_watch.ts";
 import { budgetLines, type Content, utf8Length } from "./budget.ts";
 import type { CursorState } from "./cursor.ts";
 import type { Matcher } from "./pattern.ts";
@@ -187,14 +187,14 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
       signal,
       wraps: true,
     }),
-    watchPaneOutput(tmux, request.paneId, { signal }),
+    FollowingWatch.start(tmux, request.paneId, { signal }),
   ]);
   if (entry.status === "rejected") {
     if (armed.status === "fulfilled") void armed.value.close();
     throw entry.reason;
   }
   if (armed.status === "rejected") throw armed.reason;
-  let watch = armed.value;
+  const watch = armed.value;
   let snap: Snapshot = entry.value;
   const top = snap.state.historySize;
   const presentAtEntry = request.patterns.length > 0
@@ -289,6 +289,17 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
     }
   };
 
+  /** Re-arms the watch where the last read found the pane; true when it moved. */
+  const follow = async (): Promise<boolean> => {
+    try {
+      return await watch.follow(snap.state.sessionId);
+    } catch (error) {
+      // No answer: the old watch and the safety read carry on; the next look tries again.
+      if (error instanceof TmuxError || signal.aborted) return false;
+      throw error;
+    }
+  };
+
   let lastProgress = 0;
   const progress = async () => {
     const elapsed = Math.round(performance.now() - began) / 1000;
@@ -322,13 +333,7 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
         // only that session's control clients about its output, so the
         // watch follows it; a look right after catches what it printed
         // before the new watch was armed.
-        if (watch.mechanism === "control-mode" && snap.state.sessionId !== watch.sessionId) {
-          const moved = await watchPaneOutput(tmux, request.paneId, { signal });
-          void watch.close();
-          watch = moved;
-          due = true;
-          continue;
-        }
+        if (watch.mechanism === "control-mode" && await follow()) continue;
       }
       const now = performance.now();
       if (now >= deadline) return finish("timeout");

@@ -513,17 +513,3 @@ export function serverTest(
     );
   }
 }
-
-/** Sessions (by name) that the server's pane-watching clients are attached to, one entry per client. */
-export async function watchedSessions(fx: TmuxFixture, session: Session): Promise<string[]> {
-  const watchers = new Set(
-    (await childProcesses(session.transport.pid!))
-      .filter((p) =>
-        p.args.includes(fx.socketPath) && p.args.includes("-f ignore-size,read-only -t")
-      )
-      .map((p) => String(p.pid)),
-  );
-  return (await fx.tmux("list-clients", "-F", "#{client_pid} #{session_name}")).split("\n")
-    .map((line) => line.split(" ")).filter(([pid]) => watchers.has(pid)).map(([, name]) => name)
-    .sort();
-}
