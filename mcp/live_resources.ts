@@ -557,7 +557,7 @@ export function isTopologyNotification(line: string): boolean {
  * and it is not one of this server's own (the view's `attached` leaves those
  * out, and the watch clients of wait_for_text come and go with every call).
  */
-export function isSessionsViewNotification(line: string): boolean {
+function isSessionsViewNotification(line: string): boolean {
   if (line.startsWith("%session-window-changed ") || line.startsWith("%window-pane-changed ")) {
     return true;
   }

@@ -61,12 +61,15 @@ export const timeoutSeconds = z.number().min(0).nullish().describe(
 /** Budgeted text, newest lines kept. */
 export const content = z.object({
   lines: z.array(z.string()),
-  truncated: z.boolean().describe("Lines or bytes were left out to fit the budget."),
-  droppedLines: z.int().describe(
-    "Lines of what was read that were left out (oldest first) to fit maxLines or --max-bytes; " +
-      "output tmux no longer held is not counted here.",
+  truncated: z.boolean().describe(
+    "Lines or bytes were left out: to fit the budget, or (where the tool says so) because tmux had " +
+      "already dropped output.",
   ),
-  droppedBytes: z.int().describe("Bytes cut from the oldest kept line to fit --max-bytes."),
+  droppedLines: z.int().describe(
+    "Lines left out, oldest first, to fit maxLines or --max-bytes; where the tool says so, at least " +
+      "one more for output tmux had already dropped (tmux does not count those).",
+  ),
+  droppedBytes: z.int().describe("UTF-8 bytes left out, those of the lines left out included."),
 });
 
 /** How a view's label field says it may be cut (tmux/views.ts). */

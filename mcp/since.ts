@@ -279,7 +279,11 @@ export type Delta =
     kind: "lost";
     /** True when history the cursor pointed into is gone (else a width change re-wrapped the rows). */
     historyLost: boolean;
-    /** The visible screen, up to the last row that matters. */
+    /**
+     * The visible screen, up to the last row that matters; from
+     * {@link compareReading} with `historyLost`, every row tmux holds from
+     * `newFrom` on instead.
+     */
     rows: string[];
     /**
      * With `historyLost`: the absolute line from which every row tmux holds
@@ -434,7 +438,8 @@ export function compare(mark: CursorState, snap: Snapshot): Delta {
  * {@link compare} on `snap`, reading the whole history first when the
  * comparison needs rows above the read: rows to find again, or lost history
  * whose new rows start above it. Resolves with the comparison and the read
- * it was made on (still "need-history" only when the pane changed meanwhile).
+ * it was made on (still "need-history" only when the pane changed
+ * meanwhile); lost history comes with every row from `newFrom` on.
  */
 export async function compareReading(
   tmux: Tmux,
@@ -450,6 +455,9 @@ export async function compareReading(
     snap = await readSnapshot(tmux, paneId, () => 0, { ...options, guess: snap.state });
     delta = compare(mark, snap);
     if (above(delta, snap)) delta = { kind: "need-history" };
+  }
+  if (delta.kind === "lost" && delta.historyLost) {
+    delta.rows = snap.rows.slice(delta.newFrom - snap.first, contentEnd(snap) - snap.first);
   }
   return { delta, snap };
 }

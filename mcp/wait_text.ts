@@ -17,7 +17,6 @@ import type { Matcher } from "./pattern.ts";
 import type { ToolContext } from "./registry.ts";
 import {
   compareReading,
-  contentEnd,
   type Delta,
   markOf,
   neededFrom,
@@ -183,7 +182,7 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
   // The entry read and arming the watch run together: the first look after
   // both covers anything printed in between, whichever finished first.
   const [entry, armed] = await Promise.allSettled([
-    readSnapshot(tmux, request.paneId, (s) => neededFrom(request.since, s), {
+    readSnapshot(tmux, request.paneId, (s) => neededFrom(undefined, s), {
       signal,
       wraps: true,
     }),
@@ -214,7 +213,6 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
   // before this call began.
   let mark: CursorState = request.since ?? markOf(snap);
 
-  const wakeup = watch.mechanism;
   const finish = (
     outcome: WaitOutcome,
     matched: { pattern: string; index: number } | null = null,
@@ -225,7 +223,8 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
     presentAtEntry,
     tail: tail.content(ctx.settings.maxLines, ctx.settings.maxBytes),
     elapsedSeconds: Math.round(performance.now() - began) / 1000,
-    wakeup,
+    // The watch that followed a moved pane may wake differently.
+    wakeup: watch.mechanism,
   });
 
   /** Reads what is new and decides; undefined means "keep waiting". */
@@ -248,7 +247,7 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
       if (delta.kind === "need-history") return undefined;
       snap = next;
       mark = markOf(next);
-      let rows = delta.rows;
+      const rows = delta.rows;
       let start: number;
       if (delta.kind === "found") {
         tail.shift(delta.shift);
@@ -258,7 +257,6 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
         // Everything tmux still holds from newFrom on was written during
         // the wait, however much before it went missing: test all of it.
         start = delta.newFrom;
-        rows = next.rows.slice(start - next.first, contentEnd(next) - next.first);
         tail.lose(start, rows);
       } else {
         start = next.state.historySize;

@@ -658,12 +658,7 @@ for (const transport of ["control", "process"]) {
     await withNotifications(["--transport", transport], async (fx, s, n) => {
       await s.client.listResources();
       const from = n.mark();
-      await s.client.subscribeResource({ uri: "tmux://sessions" });
-      await eventually(async () => {
-        const pid = await listenerPid(s, fx.socketPath);
-        return pid !== undefined &&
-          (await fx.tmux("list-clients", "-F", "#{client_pid}")).split("\n").includes(String(pid));
-      }, "the listener attached");
+      await subscribeSessions(fx, s);
       // tmux counts our clients: the listener, and the transport's own in control mode.
       assertEquals(
         await fx.tmux("list-sessions", "-F", "#{session_attached}"),

@@ -1,4 +1,7 @@
-/** Unit tests of the pure parts: settings, budgets, result fitting, format parsing, caller parsing. */
+/**
+ * Unit tests of the pure parts (settings, budgets, result fitting, format parsing, caller parsing),
+ * and of the socket probe's rule, which a counting tmux wrapper checks without starting a server.
+ */
 
 import { renderPanes, renderSessions, word } from "../mcp/render_views.ts";
 import { longestFitting } from "../mcp/input.ts";

@@ -62,11 +62,16 @@ export function killChild(child: Deno.ChildProcess): void {
  * the people, and other programs, attached.
  */
 export function foreignClients(pids: Iterable<number>): number {
-  const own = new Set<number>();
-  for (const [child, kind] of live) if (kind === "control") own.add(child.pid);
   let count = 0;
-  for (const pid of pids) if (!own.has(pid)) count++;
+  for (const pid of pids) if (!isOwnClientPid(pid)) count++;
   return count;
+}
+
+/** True when `pid` is one of this server's control clients, running or ended within {@link ENDED_MEMORY_MS}. */
+function isOwnClientPid(pid: number): boolean {
+  if (ended.has(pid) && performance.now() - ended.get(pid)! <= ENDED_MEMORY_MS) return true;
+  for (const [child, kind] of live) if (kind === "control" && child.pid === pid) return true;
+  return false;
 }
 
 /**
@@ -77,9 +82,5 @@ export function foreignClients(pids: Iterable<number>): number {
  */
 export function isOwnClientName(name: string): boolean {
   const match = /^client-(\d+)$/.exec(name);
-  if (!match) return false;
-  const pid = Number(match[1]);
-  if (ended.has(pid) && performance.now() - ended.get(pid)! <= ENDED_MEMORY_MS) return true;
-  for (const [child, kind] of live) if (kind === "control" && child.pid === pid) return true;
-  return false;
+  return match !== null && isOwnClientPid(Number(match[1]));
 }

@@ -344,6 +344,7 @@ export async function watchPaneOutput(
  */
 export class FollowingWatch implements PaneWatch {
   #watch: PaneWatch;
+  #closed = false;
 
   private constructor(
     readonly tmux: Tmux,
@@ -389,14 +390,20 @@ export class FollowingWatch implements PaneWatch {
    */
   async follow(sessionId: string): Promise<boolean> {
     const old = this.#watch;
-    if (sessionId === old.sessionId) return false;
+    if (sessionId === old.sessionId || this.#closed) return false;
     const moved = await watchPaneOutput(this.tmux, this.paneId, { signal: this.signal });
+    if (this.#closed) {
+      // Closed while the new watch attached: nobody would ever end it.
+      await moved.close();
+      return false;
+    }
     this.#watch = moved;
     await old.close();
     return moved.sessionId !== old.sessionId;
   }
 
   close(): Promise<void> {
+    this.#closed = true;
     return this.#watch.close();
   }
 }

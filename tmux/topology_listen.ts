@@ -49,9 +49,9 @@ export const TOPOLOGY_SUBSCRIPTION = "tmux-mcp-topology";
 const TOPOLOGY_FORMAT = "#{S:#{session_id}=#{session_name}#{W:|#{window_id}#{P: #{pane_id}}};}";
 
 /** First wait before attaching again when there was nothing to attach to. */
-export const RETRY_MIN_MS = 250;
+const RETRY_MIN_MS = 250;
 /** Longest wait between attempts: a new session is heard within about this long. */
-export const RETRY_MAX_MS = 2_000;
+const RETRY_MAX_MS = 2_000;
 
 /** How long the client may take to leave after its stdin closes. */
 const EXIT_GRACE_MS = 1_000;

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { foreignClients } from "./children.ts";
+import { isOwnClientName } from "./children.ts";
 import type { Tmux } from "./client.ts";
 import { TmuxError } from "./errors.ts";
 import {
@@ -70,13 +70,7 @@ const WINDOW = {
 function attachedClients(): Field<number> {
   return {
     variable: "session_attached_list",
-    parse: (raw) =>
-      foreignClients(
-        raw.split(",").filter((name) => name !== "").map((name) =>
-          // A terminal's client is never one of ours: -1 is no process id.
-          Number(/^client-(\d+)$/.exec(name)?.[1] ?? -1)
-        ),
-      ),
+    parse: (raw) => raw.split(",").filter((name) => name !== "" && !isOwnClientName(name)).length,
   };
 }
 

@@ -81,17 +81,13 @@ export const captureSince = defineTool({
         rows = delta.rows;
       } else if (delta.kind === "lost") {
         anchorLost = true;
-        if (delta.historyLost) {
-          // A burst longer than the history: what tmux still holds of it is
-          // returned, not only the screen. Rows above newFrom may be new or
-          // may repeat rows the caller saw, and how many tmux dropped cannot
-          // be known, so at least one line counts as missed.
-          const from = Math.max(delta.newFrom, snap.first);
-          rows = snap.rows.slice(from - snap.first, contentEnd(snap) - snap.first);
-          linesMissed = Math.max(1, delta.newFrom);
-        } else {
-          rows = delta.rows;
-        }
+        // History lost (a burst longer than the history, a clear): what
+        // tmux still holds of the new rows is returned, not only the screen.
+        // Rows above newFrom may be new or may repeat rows the caller saw,
+        // and how many tmux dropped cannot be known, so at least one line
+        // counts as missed.
+        rows = delta.rows;
+        if (delta.historyLost) linesMissed = Math.max(1, delta.newFrom);
       } else {
         throw new ToolError("the pane changed while it was being read", "Try again.");
       }
@@ -107,7 +103,11 @@ export const captureSince = defineTool({
   render: (r) =>
     contentText(
       `pane ${r.paneId}, new since the cursor${
-        r.anchorLost ? ` (cursor's rows lost, ${r.linesMissed} lines missed)` : ""
+        !r.anchorLost
+          ? ""
+          : r.linesMissed > 0
+          ? ` (cursor's rows lost, ${r.linesMissed} lines missed)`
+          : " (rows re-wrapped by a width change; the visible screen)"
       }`,
       r.content,
     ) + `\ncursor: ${r.cursor}`,

@@ -16,9 +16,10 @@ export const waitForTextTool = defineTool({
   title: "Wait for text",
   description:
     "Waits until the pane prints a line matching one of `patterns` and returns which one, " +
-    "with a tail of what was printed meanwhile. Only output written after the call began counts: text " +
-    "already on screen sets presentAtEntry and never ends the wait. To catch the reply to keys you send, " +
-    "call capture_since first and pass its cursor here: output written since the cursor counts too. " +
+    "with a tail of what was printed meanwhile. Only output written after the call began counts (text " +
+    "already on screen sets presentAtEntry and does not end the wait), unless you pass a cursor: to catch " +
+    "the reply to keys you send, call capture_since first and pass its cursor here, and output written " +
+    "since the cursor counts too. " +
     "Without patterns any new output ends it. " +
     "A line matching a stopPattern (an error, say) ends it as stopped, and wins over a pattern on the same " +
     "line. A line tmux wrapped over several rows is matched as one line, without its trailing spaces " +
@@ -54,10 +55,12 @@ export const waitForTextTool = defineTool({
       "Its index in patterns (matched) or stopPatterns (stopped).",
     ),
     presentAtEntry: z.boolean().describe(
-      "A pattern (with none: any text) was already on the visible screen when the wait began.",
+      "A pattern (with none: any text) was already on the visible screen when the wait began (with a " +
+        "cursor, also when it came after the cursor and so may still end the wait).",
     ),
     tail: content.describe(
-      "What the pane printed during the wait, newest kept. When tmux dropped output before the wait " +
+      "What the pane printed during the wait (with a cursor: since the cursor), newest kept. When tmux " +
+        "dropped output before the wait " +
         "read it (history limit, clear), truncated is true and droppedLines counts at least one line for it.",
     ),
     elapsedSeconds: z.number(),
