@@ -446,6 +446,53 @@ Deno.test("run_shell_command: cancelling ends the wait and leaves no tmux child"
   }
 });
 
+/**
+ * Starts `sleep 300` framed in `pane` and cancels its call once the server
+ * waits on the run's channel; resolves when the client has the rejection.
+ */
+async function startAndCancel(
+  fixture: TmuxFixture,
+  session: Session,
+  pane: string,
+  pid: number,
+): Promise<void> {
+  const controller = new AbortController();
+  const started = fixture.tmux("wait-for", "cancelled-run-started");
+  const call = session.client.callTool(
+    {
+      name: "run_shell_command",
+      arguments: { paneId: pane, command: "tmux wait-for -S cancelled-run-started; sleep 300" },
+    },
+    undefined,
+    { signal: controller.signal, timeout: 120_000 },
+  ).then(() => false, () => true);
+  await started;
+  await eventually(async () => (await waitForChildren(pid)).length === 1, "the server waits");
+  controller.abort();
+  assert(await call, "the cancelled call rejects on the client");
+}
+
+Deno.test("run_shell_command: a retry right after a cancel hears that the earlier run still runs", async () => {
+  const { fixture, session, pane } = await setup();
+  try {
+    const pid = session.transport.pid;
+    assert(pid !== null && pid !== undefined, "server pid");
+    await startAndCancel(fixture, session, pane, pid);
+    // At once: the cancelled call's clean-up may still be under way.
+    const refused = await session.fails("run_shell_command", {
+      paneId: pane,
+      command: "echo next",
+    });
+    assertStringIncludes(refused, "an earlier run_shell_command");
+    assertStringIncludes(refused, "is still running");
+    await fixture.tmux("send-keys", "-t", pane, "C-c");
+    const next = await run(session, pane, "echo next");
+    assertEquals([next.outcome, next.exitStatus, next.output.lines], ["completed", 0, ["next"]]);
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
 Deno.test("run_shell_command: a pane killed mid-run reports pane_exited", async () => {
   const { fixture, session, pane } = await setup();
   try {

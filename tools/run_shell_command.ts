@@ -36,8 +36,14 @@ const PANE_CHECK_MS = 500;
 /** How long a finished run may take to show its end marker (the pane's output is read asynchronously). */
 const SETTLE_MS = 2_000;
 
-// Panes this process is running a command in right now (socket + pane).
-const active = new Set<string>();
+/** A call running a command in a pane: its request's signal, and when it has ended. */
+interface ActiveRun {
+  signal: AbortSignal;
+  ended: Promise<void>;
+}
+
+// Calls running a command in a pane right now, by socket + pane.
+const active = new Map<string, ActiveRun>();
 
 /** The run_shell_command tool. */
 export const runShellCommand = defineTool({
@@ -89,12 +95,24 @@ export const runShellCommand = defineTool({
   }),
   async handler(args, ctx) {
     const key = `${ctx.tmux.label} ${args.paneId}`;
-    if (active.has(key)) throw busy(args.paneId, "another run_shell_command call is waiting on it");
-    active.add(key);
+    for (let earlier = active.get(key); earlier; earlier = active.get(key)) {
+      if (!earlier.signal.aborted) {
+        throw busy(args.paneId, "another run_shell_command call is waiting on it");
+      }
+      // A cancelled call waits no more: a run it typed is now an earlier run
+      // that the pane's marks describe (previousRun). It only ends its wait by
+      // signalling the run's channel, which previousRun waits on too; let
+      // that signal pass first (a few ms, RELEASE_GRACE_MS at most), or it
+      // could wake previousRun and pass a run still going for ended.
+      await earlier.ended;
+    }
+    const ended = Promise.withResolvers<void>();
+    active.set(key, { signal: ctx.signal, ended: ended.promise });
     try {
       return await run(args, ctx);
     } finally {
       active.delete(key);
+      ended.resolve();
     }
   },
   render: (r) =>
