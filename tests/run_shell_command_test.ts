@@ -493,6 +493,27 @@ Deno.test("run_shell_command: a retry right after a cancel hears that the earlie
   }
 });
 
+Deno.test("run_shell_command: the status of a cancelled run that ends while the next run checks the pane is not left behind", async () => {
+  const { fixture, session, pane } = await setup();
+  try {
+    const pid = session.transport.pid;
+    assert(pid !== null && pid !== undefined, "server pid");
+    await startAndCancel(fixture, session, pane, pid);
+    await eventually(async () => (await waitForChildren(pid)).length === 0, "the wait ended");
+    // The next run reads the pane's options while the cancelled run still
+    // runs, then waits (a grace) for it to end: C-c ends it in that grace.
+    const next = run(session, pane, "echo next");
+    await eventually(async () => (await waitForChildren(pid)).length === 1, "the check waits");
+    await fixture.tmux("send-keys", "-t", pane, "C-c");
+    const done = await next;
+    assertEquals([done.outcome, done.exitStatus, done.output.lines], ["completed", 0, ["next"]]);
+    const options = await fixture.tmux("show-options", "-p", "-t", pane);
+    assertEquals(options.split("\n").filter((line) => line.startsWith("@tmux_mcp_status_")), []);
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
 Deno.test("run_shell_command: a pane killed mid-run reports pane_exited", async () => {
   const { fixture, session, pane } = await setup();
   try {

@@ -278,13 +278,19 @@ async function previousRun(
       );
     }
   }
-  return names
-    .filter((name) =>
-      name === RUNNING_OPTION || name === TYPED_PATH_OPTION ||
-      name.startsWith(STATUS_OPTION_PREFIX) ||
-      name.startsWith(COMMAND_OPTION_PREFIX)
-    )
-    .map((name) => ["set-option", "-pu", "-t", paneTarget(paneId), name]);
+  const stale = names.filter((name) =>
+    name === RUNNING_OPTION || name === TYPED_PATH_OPTION ||
+    name.startsWith(STATUS_OPTION_PREFIX) ||
+    name.startsWith(COMMAND_OPTION_PREFIX)
+  );
+  // The marked run may have ended after `listing` was read (in the grace
+  // above): its status is not listed yet, and no call will read it (its own
+  // timed out or was cancelled). Unsetting an option that is not set is no
+  // error, and this is the last call that knows the run's id.
+  if (mark && !stale.includes(`${STATUS_OPTION_PREFIX}${mark.id}`)) {
+    stale.push(`${STATUS_OPTION_PREFIX}${mark.id}`);
+  }
+  return stale.map((name) => ["set-option", "-pu", "-t", paneTarget(paneId), name]);
 }
 
 /**
