@@ -33,7 +33,8 @@ export const captureSince = defineTool({
     "tmux still holds are returned. A height change " +
     "(resize, split, a sibling closed) keeps the place. A width change re-wraps the rows, so anchorLost " +
     "is true and only the screen is returned (read older new lines with capture_pane). A cursor works " +
-    "only with this server process and that pane's current program.",
+    "only with this server process and that pane's current program. wait_for_text takes the cursor " +
+    "too, to wait for output written since it (take one before sending keys).",
   capability: readsTerminal(),
   // The cursor is never cut and grows with the pane's height, so no maxLines helps.
   overBudgetHint: "The cursor alone (about 11 bytes per screen row) is over the budget: raise " +
