@@ -413,39 +413,6 @@ async function waitForChildren(parent: number): Promise<number[]> {
     .map((p) => p.pid);
 }
 
-Deno.test("run_shell_command: cancelling ends the wait and leaves no tmux child", async () => {
-  const { fixture, session, pane } = await setup();
-  try {
-    const pid = session.transport.pid;
-    assert(pid !== null && pid !== undefined, "server pid");
-    const controller = new AbortController();
-    const started = fixture.tmux("wait-for", "cancel-started");
-    const call = session.client.callTool(
-      {
-        name: "run_shell_command",
-        arguments: {
-          paneId: pane,
-          command: "tmux wait-for -S cancel-started; tmux wait-for gate-never",
-        },
-      },
-      undefined,
-      { signal: controller.signal, timeout: 120_000 },
-    ).then(() => false, () => true);
-    await started;
-    await eventually(async () => (await waitForChildren(pid)).length === 1, "the server waits");
-    controller.abort();
-    assert(await call, "the cancelled call rejects on the client");
-    await eventually(
-      async () => (await waitForChildren(pid)).length === 0,
-      "the wait-for child is gone",
-    );
-    // The server still serves.
-    await session.ok("list_panes", {});
-  } finally {
-    await teardown(fixture, session);
-  }
-});
-
 /**
  * Starts `sleep 300` framed in `pane` and cancels its call once the server
  * waits on the run's channel; resolves when the client has the rejection.
@@ -471,6 +438,23 @@ async function startAndCancel(
   controller.abort();
   assert(await call, "the cancelled call rejects on the client");
 }
+
+Deno.test("run_shell_command: cancelling ends the wait and leaves no tmux child", async () => {
+  const { fixture, session, pane } = await setup();
+  try {
+    const pid = session.transport.pid;
+    assert(pid !== null && pid !== undefined, "server pid");
+    await startAndCancel(fixture, session, pane, pid);
+    await eventually(
+      async () => (await waitForChildren(pid)).length === 0,
+      "the wait-for child is gone",
+    );
+    // The server still serves.
+    await session.ok("list_panes", {});
+  } finally {
+    await teardown(fixture, session);
+  }
+});
 
 Deno.test("run_shell_command: a retry right after a cancel hears that the earlier run still runs", async () => {
   const { fixture, session, pane } = await setup();
