@@ -331,6 +331,9 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
         // only that session's control clients about its output, so the
         // watch follows it; a look right after catches what it printed
         // before the new watch was armed.
+        // (A polling watch reads the pane wherever it is: following it would
+        // try to attach a client at every 100 ms poll. A subscription, which
+        // reads far less often, does follow one, to get back to control mode.)
         if (watch.mechanism === "control-mode" && await follow()) continue;
       }
       const now = performance.now();
