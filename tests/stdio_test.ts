@@ -39,9 +39,23 @@ Deno.test("LineSplitter: a line over the limit is dropped and reported once; the
 /** A transport over in-memory streams, with what it delivered. */
 function memoryTransport() {
   let feed!: ReadableStreamDefaultController<Uint8Array>;
+  const reader = new ReadableStream<Uint8Array>({ start: (controller) => void (feed = controller) })
+    .getReader();
+  let pending: Uint8Array = new Uint8Array(0);
   const written: string[] = [];
   const transport = new DenoStdioTransport({
-    readable: new ReadableStream({ start: (controller) => void (feed = controller) }),
+    // Hands out what was fed, at most a buffer's worth per read, as stdin does.
+    read: async (buffer) => {
+      if (pending.length === 0) {
+        const { value, done } = await reader.read();
+        if (done) return null;
+        pending = value;
+      }
+      const n = Math.min(buffer.length, pending.length);
+      buffer.set(pending.subarray(0, n));
+      pending = pending.subarray(n);
+      return n;
+    },
     // Accept at most 5 bytes per write, so whole-message writing is exercised.
     write: (bytes) => {
       const n = Math.min(bytes.length, 5);
