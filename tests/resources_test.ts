@@ -266,6 +266,21 @@ for (const transport of ["control", "process"]) {
     });
   });
 
+  Deno.test(`resources (${transport}): a subscribed pane's view is updated when focus moves to or from it`, async () => {
+    await withNotifications(args, async (fx, s, n) => {
+      const pane = await firstPane(fx);
+      const other = await fx.tmux("split-window", "-d", "-P", "-F", "#{pane_id}");
+      const uri = `tmux://panes/${encodeURIComponent(pane)}`;
+      await s.client.subscribeResource({ uri });
+      for (const [focus, active] of [[other, false], [pane, true]] as const) {
+        const from = n.mark();
+        await fx.tmux("select-pane", "-t", focus);
+        await n.next(from, updatedOf(uri), `update after selecting ${focus}`);
+        assertEquals(JSON.parse(await readText(s, uri)).active, active);
+      }
+    });
+  });
+
   Deno.test(`resources (${transport}): 100 lines printed quickly give a handful of updates`, async () => {
     await withNotifications(args, async (fx, s, n) => {
       const pane = await firstPane(fx);

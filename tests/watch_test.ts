@@ -977,7 +977,7 @@ Deno.test("wait_for_text: lines are joined where tmux wrapped them, not where a 
   }
 });
 
-Deno.test("watchPaneOutput: wakes on the pane's output, not on others'; polls for a missing pane", async () => {
+Deno.test("watchPaneOutput: wakes on the pane's output, not on others', and on focus changes in its window; polls for a missing pane", async () => {
   const fixture = await TmuxFixture.start({ width: 80, height: 10 });
   const args = ["-S", fixture.socketPath, "-f", "/dev/null"];
   const tmux = new Tmux(
@@ -1002,6 +1002,15 @@ Deno.test("watchPaneOutput: wakes on the pane's output, not on others'; polls fo
     // The pane's own output does (runInPane returns after it printed).
     await fixture.runInPane(pane, "echo here");
     assertEquals(await watch.next(BOUND_MS), true);
+    // Focus moving between the two panes prints nothing, yet changes the
+    // pane's view (active): tmux says %window-pane-changed, which wakes it.
+    // (The first wake may also come from the prompt bash printed after the
+    // echo; nothing but the focus change can give the second.)
+    // (split-window left the other pane active.)
+    await fixture.tmux("select-pane", "-t", pane);
+    assertEquals(await watch.next(BOUND_MS), true, "a wake when the pane gains focus");
+    await fixture.tmux("select-pane", "-t", other);
+    assertEquals(await watch.next(BOUND_MS), true, "a wake when the pane loses focus");
     await witness.close();
     await watch.close();
     const missing = await watchPaneOutput(tmux, "%999");

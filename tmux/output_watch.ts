@@ -7,8 +7,8 @@
  * last watcher leaves, so no process outlives a wait. It is attached with
  * `ignore-size` (it never sizes anyone's windows), `read-only` and `-E` (it
  * does not copy this process's environment into the session), and it sends
- * no commands. Layout and window-close notifications wake every watcher of
- * the session too: a killed pane shows up as one of them.
+ * no commands. Layout, focus and window-close notifications wake every
+ * watcher of the session too: a killed pane shows up as one of them.
  *
  * When no control client can be attached, a watch polls instead; its
  * `mechanism` says which is in use. Either way a watch only says "look now":
@@ -42,8 +42,13 @@ const EXIT_GRACE_MS = 1_000;
 /** Bytes of a line needed to classify it (`%extended-output %123456 ` fits). */
 const HEAD_BYTES = 40;
 
-/** Notifications after which any watched pane of the session may be gone, moved or resized. */
+/**
+ * Notifications after which any watched pane of the session may be gone,
+ * moved or resized, or have gained or lost its window's focus (its view's
+ * `active`), none of which prints anything.
+ */
 const STRUCTURAL = [
+  "%window-pane-changed ",
   "%layout-change ",
   "%window-close ",
   "%unlinked-window-close ",
