@@ -553,6 +553,35 @@ workspaceTest(
   },
 );
 
+/** Every window link as `session:index=window`, sorted: a linked window shows once per session. */
+async function links(fx: TmuxFixture): Promise<string[]> {
+  return (await fx.tmux("list-windows", "-a", "-F", "#{session_name}:#{window_index}=#{window_id}"))
+    .split("\n").sort();
+}
+
+/** `main` (@0 at 0, `w` at 1) and `b` (its own window at 0, `w` linked at 7). */
+async function linkedWindow(fx: TmuxFixture): Promise<{ w: string; w0: string; b0: string }> {
+  const w0 = await show(fx, "main", "#{window_id}");
+  const b0 = await fx.tmux("new-session", "-d", "-s", "b", "-P", "-F", "#{window_id}");
+  const w = await fx.tmux("new-window", "-d", "-t", "main:1", "-P", "-F", "#{window_id}");
+  await fx.tmux("link-window", "-d", "-s", w, "-t", "b:7");
+  return { w, w0, b0 };
+}
+
+workspaceTest("move_window moves a linked window's link in the session named", async (fx, s) => {
+  const { w, w0, b0 } = await linkedWindow(fx);
+  // tmux given a bare @N picks one of the window's links itself; each move
+  // must take the link of the session it names, whichever tmux would pick.
+  await s.ok<Action>("move_window", {
+    windowId: w,
+    destinationSession: "main",
+    destinationIndex: 5,
+  });
+  assertEquals(await links(fx), [`b:0=${b0}`, `b:7=${w}`, `main:0=${w0}`, `main:5=${w}`]);
+  await s.ok<Action>("move_window", { windowId: w, destinationSession: "b", destinationIndex: 3 });
+  assertEquals(await links(fx), [`b:0=${b0}`, `b:3=${w}`, `main:0=${w0}`, `main:5=${w}`]);
+}, [...TRANSPORTS]);
+
 workspaceTest("swap_pane exchanges places and keeps the active pane", async (fx, s) => {
   const a = await show(fx, "main", "#{pane_id}");
   const b = await fx.tmux("split-window", "-d", "-t", a, "-P", "-F", "#{pane_id}");

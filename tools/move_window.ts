@@ -38,7 +38,8 @@ export const moveWindow = defineTool({
     "Moves a window to another index of its session, or into another session (at destinationIndex, or " +
     "else the first free index). The current window of each session stays as it is. An occupied index is " +
     "refused unless replaceExisting is true, which kills the window there (never the one holding this " +
-    "server's own pane). Moving a session's last window away ends that session.",
+    "server's own pane). Moving a session's last window away ends that session. A window linked into " +
+    "several sessions moves its link in the destination session when it has one there.",
   capability: changesTmux("manage", ["change", "delete"]),
   input: z.strictObject({
     windowId,
@@ -74,7 +75,15 @@ export const moveWindow = defineTool({
     if (index === null && rows.some((row) => row.windowId === args.windowId)) return unchanged;
     const occupant = index === null ? undefined : rows.find((row) => row.index === index);
     if (occupant?.windowId === args.windowId) return unchanged;
-    const command = ["move-window", "-d", "-s", windowTarget(args.windowId)];
+    // A window linked into several sessions has one link in each, and a bare
+    // "@N" lets tmux pick which one moves (often another session's, which then
+    // loses the window while the destination holds it twice): name the link,
+    // the destination's own when it holds the window, else the link in the
+    // first session tmux lists it in.
+    const from = rows.some((row) => row.windowId === args.windowId)
+      ? destination
+      : source.sessionId;
+    const command = ["move-window", "-d", "-s", `${from}:${windowTarget(args.windowId)}`];
     if (occupant && !args.replaceExisting) throw occupied(occupant.windowId);
     if (occupant) command.push("-k");
     command.push("-t", `${destination}:${index ?? ""}`);
