@@ -582,6 +582,38 @@ workspaceTest("move_window moves a linked window's link in the session named", a
   assertEquals(await links(fx), [`b:0=${b0}`, `b:3=${w}`, `main:0=${w0}`, `main:5=${w}`]);
 }, [...TRANSPORTS]);
 
+workspaceTest("select_window selects a linked window in the session named", async (fx, s) => {
+  const { w, w0, b0 } = await linkedWindow(fx);
+  const current = (session: string) => show(fx, `${session}:`, "#{window_id}");
+  const pick = async (args: Record<string, unknown>) =>
+    (await s.ok<{ window: Win }>("select_window", args)).window;
+  // Each session in turn: whichever link tmux would pick for a bare @N, the
+  // window must become current in the session asked about, and only there.
+  const inMain = await pick({ session: "main", direction: "next" });
+  assertEquals([inMain.windowId, inMain.sessionId, inMain.active], [
+    w,
+    await show(fx, "main", "#{session_id}"),
+    true,
+  ]);
+  assertEquals([await current("main"), await current("b")], [w, b0]);
+  await s.ok("select_window", { windowId: w0 });
+  const inB = await pick({ session: "b", direction: "previous" });
+  assertEquals([inB.windowId, inB.sessionId, inB.active], [
+    w,
+    await show(fx, "b", "#{session_id}"),
+    true,
+  ]);
+  assertEquals([await current("main"), await current("b")], [w0, w]);
+  // By id alone tmux picks the session; the result shows the window where it became current.
+  await s.ok("select_window", { session: "b", direction: "last" });
+  const byId = await pick({ windowId: w });
+  assertEquals(byId.active, true);
+  assertEquals(
+    await current(byId.sessionId === (await show(fx, "b", "#{session_id}")) ? "b" : "main"),
+    w,
+  );
+}, [...TRANSPORTS]);
+
 workspaceTest("swap_pane exchanges places and keeps the active pane", async (fx, s) => {
   const a = await show(fx, "main", "#{pane_id}");
   const b = await fx.tmux("split-window", "-d", "-t", a, "-P", "-F", "#{pane_id}");

@@ -96,15 +96,22 @@ export const selectWindow = defineTool({
 
 /**
  * Selects `windowId` and reads it back in the same round trip, as seen from
- * `sessionId` (a linked window shows once per session), else its first session.
+ * `sessionId` (a linked window shows once per session), else from a session
+ * where it is now the current window.
  */
 async function select(ctx: ToolContext, windowId: string, sessionId?: string): Promise<WindowView> {
+  // A bare "@N" of a linked window lets tmux pick the session it is selected
+  // in: with a session known, select it there.
+  const target = sessionId ? `${sessionId}:${windowTarget(windowId)}` : windowTarget(windowId);
   const [, output] = await ctx.tmux.run([
-    ["select-window", "-t", windowTarget(windowId)],
+    ["select-window", "-t", target],
     windowViewCommand(windowId),
   ]);
   const windows = parseWindows(output);
-  const window = sessionId ? windows.find((row) => row.sessionId === sessionId) : windows[0];
+  // Without a session, the one tmux chose is where the window is now current.
+  const window = sessionId
+    ? windows.find((row) => row.sessionId === sessionId)
+    : windows.find((row) => row.active) ?? windows[0];
   if (!window) throw noSuch("window");
   return window;
 }
