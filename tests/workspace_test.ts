@@ -333,6 +333,21 @@ workspaceTest("set_pane_title keeps the title literal and the active pane", asyn
   assertEquals(await show(fx, "main", "#{pane_id}"), first, "active pane unchanged");
   const cleared = await s.ok<{ pane: Pane }>("set_pane_title", { paneId: second, title: "" });
   assertEquals(cleared.pane.title, null);
+  // tmux keeps the old title without an error for characters it gives no
+  // width: a C1 control, the line separator, an unassigned code point.
+  await s.ok("set_pane_title", { paneId: second, title: "before" });
+  for (const odd of ["\u0085", "\u2028", "\u0378"]) {
+    const refused = await s.fails("set_pane_title", { paneId: second, title: `Zq7${odd}title` });
+    assertStringIncludes(refused, "kept the pane's previous title");
+    assert(!refused.includes("Zq7"), "the title is not echoed");
+    assertEquals(await show(fx, second, "#{pane_title}"), "before");
+  }
+  // A lone surrogate arrives as U+FFFD, which tmux does store.
+  const replaced = await s.ok<{ pane: Pane }>("set_pane_title", {
+    paneId: second,
+    title: "a\ud800",
+  });
+  assertEquals(replaced.pane.title, "a\ufffd");
   assertStringIncludes(
     await s.fails("set_pane_title", { paneId: "%999", title: "x" }),
     "no such pane",

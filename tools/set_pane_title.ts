@@ -6,9 +6,12 @@ import { callerPane } from "../mcp/panes.ts";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { paneId, paneView } from "../mcp/schemas.ts";
 import { nameText, withoutValues } from "../mcp/workspace.ts";
-import { escapeFormat } from "../tmux/format.ts";
+import { escapeFormat, label } from "../tmux/format.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { listPanesCommand, noSuch, parsePanes } from "../tmux/views.ts";
+
+/** How a pane view cuts its title (tmux/views.ts). */
+const TITLE = label("pane_title");
 
 /** The set_pane_title tool. */
 export const setPaneTitle = defineTool({
@@ -16,7 +19,8 @@ export const setPaneTitle = defineTool({
   title: "Set pane title",
   description:
     "Sets a pane's title, taken literally (#{...} and #(...) stay text); an empty title clears it. " +
-    "The active pane does not change. A program in the pane can set its own title later.",
+    "The active pane does not change. A program in the pane can set its own title later. A title with a " +
+    "character tmux does not accept (control characters, some recent emoji) is refused; the old one stays.",
   capability: changesTmux("manage", ["change"]),
   input: z.strictObject({
     paneId,
@@ -40,6 +44,18 @@ export const setPaneTitle = defineTool({
       ]));
     const [pane] = parsePanes(output, await callerPane(ctx));
     if (!pane) throw noSuch("pane");
+    // tmux also keeps the old title, without an error, for one holding a
+    // character its Unicode tables give no width (C1 controls, U+2028,
+    // unassigned code points, emoji newer than the tables): the title must
+    // read back as asked (views cut long labels the same way; a lone
+    // surrogate reaches tmux as U+FFFD).
+    if ((pane.title ?? "") !== TITLE.parse(args.title.toWellFormed())) {
+      throw new ToolError(
+        "tmux kept the pane's previous title: the new one holds a character tmux does not accept " +
+          "(a control or unassigned character, or one newer than tmux's Unicode tables, such as a recent emoji)",
+        "Replace unusual characters with plain text and call again.",
+      );
+    }
     return { pane };
   },
 });
