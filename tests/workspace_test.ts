@@ -61,6 +61,15 @@ type Sess = {
 type Action = { changed: boolean; paneId?: string; windowId?: string; sessionId?: string };
 
 /** One tmux format value of `target`, read by the test (the target is known to exist). */
+/** tmux's layout checksum (layout_checksum in layout-custom.c), as four hex digits. */
+function layoutChecksum(body: string): string {
+  let sum = 0;
+  for (const byte of new TextEncoder().encode(body)) {
+    sum = ((sum >> 1) + ((sum & 1) << 15) + byte) & 0xffff;
+  }
+  return sum.toString(16).padStart(4, "0");
+}
+
 function show(fx: TmuxFixture, target: string, format: string): Promise<string> {
   return fx.tmux("display-message", "-p", "-t", target, format);
 }
@@ -438,6 +447,15 @@ workspaceTest("resize_window and select_layout read the window back", async (fx,
     const text = await s.fails("select_layout", { windowId: w, layout });
     assert(!text.includes(layout), `the rejected layout is not echoed: ${text}`);
   }
+  // A checksum that matches does not make zero-sized cells acceptable (tmux
+  // would take them).
+  const flat = saved.slice(5).replaceAll(/\d+x\d+/g, "0x0");
+  const zero = await s.fails("select_layout", {
+    windowId: w,
+    layout: `${layoutChecksum(flat)},${flat}`,
+  });
+  assertStringIncludes(zero, "no width or height");
+  assertEquals(await show(fx, w, "#{window_width}x#{window_height}"), "80x24");
   const wrongCount = await s.fails("select_layout", {
     windowId: w,
     layout: await fx.tmux("list-windows", "-t", "main", "-F", "#{window_layout}").then(

@@ -44,6 +44,16 @@ function checkLayout(layout: string): void {
       "Use a layout string exactly as list_windows reported it; an edited one needs its checksum recomputed.",
     );
   }
+  // tmux applies cells of no width or height (measured on a one-pane
+  // window: it then reads 0x0, and every later split fails for want of space).
+  for (const [, width, height] of match[2].matchAll(/(\d+)x(\d+)/g)) {
+    if (Number(width) < 1 || Number(height) < 1) {
+      throw new ToolError(
+        "the layout string has a cell of no width or height",
+        "Every cell needs at least one column and one row; use a layout string as list_windows reported it.",
+      );
+    }
+  }
 }
 
 /** The select_layout tool. */
