@@ -15,7 +15,8 @@ export const renameSession = defineTool({
   title: "Rename session",
   description:
     "Renames a session (by id such as $1 or exact name). The name is taken literally (#{...} and #(...) " +
-    "stay text). tmux replaces ':' and '.' with '_' in session names; the result shows the name tmux stored.",
+    "stay text). tmux replaces ':' and '.' with '_' in session names and escapes a backslash or control " +
+    "character (\\\\, \\t, \\001); the result shows the name tmux stored.",
   capability: changesTmux("manage", ["change"]),
   input: z.strictObject({
     session,
