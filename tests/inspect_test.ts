@@ -774,3 +774,33 @@ serverTest(
   },
   { args: ["--max-bytes", "4000"], fixture: { width: 80, height: 400 } },
 );
+
+serverTest(
+  "list_panes and search_panes with a session named like a window (tmux's default names 0, 1, ...) read that session",
+  async (fx, s) => {
+    // tmux names sessions 0, 1, 2... by default. Session "1" made first, then
+    // session "0" with a window at index 1: "0" is now tmux's current session,
+    // where a bare "1" would name its window 1.
+    await fx.tmux("new-session", "-d", "-s", "1");
+    await fx.tmux("new-session", "-d", "-s", "0", ";", "new-window", "-d", "-t", "=0:");
+    const one = await fx.tmux("list-panes", "-s", "-t", "=1:", "-F", "#{pane_id}");
+    await fx.runInPane(one, "echo needle-in-one");
+    const zero = (await fx.tmux("list-panes", "-s", "-t", "=0:", "-F", "#{pane_id}")).split("\n");
+    for (const pane of zero) await fx.runInPane(pane, "echo needle-in-zero");
+    const listed = await s.ok<{ panes: Pane[] }>("list_panes", { session: "1" });
+    assertEquals(listed.panes.map((p) => p.paneId), [one]);
+    const found = await s.ok<{ panes: { paneId: string }[] }>("search_panes", {
+      pattern: "needle-in",
+      session: "1",
+    });
+    assertEquals(found.panes.map((p) => p.paneId), [one]);
+    // A session named like another session's window id ("@N" names are allowed).
+    const windowOfMain = await fx.tmux("display-message", "-p", "-t", "main", "#{window_id}");
+    await fx.tmux("new-session", "-d", "-s", windowOfMain);
+    const named = await fx.tmux("list-panes", "-s", "-t", `=${windowOfMain}:`, "-F", "#{pane_id}");
+    const byName = await s.ok<{ panes: Pane[] }>("list_panes", { session: windowOfMain });
+    assertEquals(byName.panes.map((p) => p.paneId), [named]);
+    // A session that does not exist is named as such, not as a missing window.
+    assertStringIncludes(await s.fails("list_panes", { session: "no-such" }), "no such session");
+  },
+);

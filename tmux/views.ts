@@ -22,7 +22,13 @@ import {
   type Row,
   text,
 } from "./format.ts";
-import { paneTarget, SESSION_ID, sessionTarget, windowTarget } from "./targets.ts";
+import {
+  paneTarget,
+  SESSION_ID,
+  sessionTarget,
+  sessionWindowTarget,
+  windowTarget,
+} from "./targets.ts";
 
 const PANE = {
   paneId: text("pane_id"),
@@ -126,7 +132,10 @@ export function listPanesCommand(scope: PaneScope): string[] {
     case "all":
       return ["list-panes", "-a", "-F", PANE_FORMAT];
     case "session":
-      return ["list-panes", "-s", "-t", sessionTarget(scope.session), "-F", PANE_FORMAT];
+      // list-panes -t takes a window: a bare name would be tried as a window
+      // of tmux's current session first (window "1" for a session named "1",
+      // window @2 for one named "@2"); "=name:" can only be the session.
+      return ["list-panes", "-s", "-t", sessionWindowTarget(scope.session), "-F", PANE_FORMAT];
     case "window":
       return ["list-panes", "-t", windowTarget(scope.windowId), "-F", PANE_FORMAT];
     case "pane":
