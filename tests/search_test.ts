@@ -199,3 +199,25 @@ serverTest(
   },
   { fixture: SMALL },
 );
+
+serverTest(
+  "search_panes: a pane shown in several sessions (linked window, grouped session) is searched once",
+  async (fx, s, pane) => {
+    await fx.runInPane(pane, "echo needle-shared");
+    const linked = await fx.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:");
+    await fx.runInPane(linked, "echo needle-linked");
+    const linkedWindow = await fx.tmux("display-message", "-p", "-t", linked, "#{window_id}");
+    await fx.tmux("new-session", "-d", "-s", "other");
+    // The window is in main and other; every window of main is also in group.
+    await fx.tmux("link-window", "-s", linkedWindow, "-t", "=other:");
+    await fx.tmux("new-session", "-d", "-s", "group", "-t", "=main");
+    const distinct = new Set((await fx.tmux("list-panes", "-a", "-F", "#{pane_id}")).split("\n"));
+    const found = await s.ok<Found>("search_panes", { pattern: "^needle-" });
+    assertEquals(found.panes.map((p) => p.paneId).sort(), [pane, linked].sort());
+    assertEquals(found.panesSearched, distinct.size);
+    // Within one session too: the window linked twice into other.
+    await fx.tmux("link-window", "-s", linkedWindow, "-t", "=other:7");
+    const inOther = await s.ok<Found>("search_panes", { pattern: "needle-", session: "other" });
+    assertEquals(inOther.panes.map((p) => p.paneId), [linked]);
+  },
+);

@@ -83,7 +83,11 @@ export const searchPanes = defineTool({
     const scope = args.session
       ? { kind: "session" as const, session: args.session }
       : { kind: "all" as const };
-    const panes = await listPanes(ctx.tmux, scope, await callerPane(ctx));
+    // tmux lists a pane once per session window that shows it (a linked
+    // window, a grouped session): search each pane once, under its first listing.
+    const seen = new Set<string>();
+    const panes = (await listPanes(ctx.tmux, scope, await callerPane(ctx)))
+      .filter((pane) => !seen.has(pane.paneId) && seen.add(pane.paneId));
     // What the byte budget leaves for matches, as they go on the wire: the
     // result without any (every pane skipped, the longest case), then each
     // match and pane entry by its escaped size in the structure and the text copy.
