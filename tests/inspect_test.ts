@@ -804,3 +804,25 @@ serverTest(
     assertStringIncludes(await s.fails("list_panes", { session: "no-such" }), "no such session");
   },
 );
+
+serverTest(
+  "get_server_info counts each window and pane once, however many sessions show it",
+  async (fx, s, pane) => {
+    await fx.tmux("split-window", "-t", pane);
+    const window = await fx.tmux("new-window", "-d", "-P", "-F", "#{window_id}", "-t", "main:");
+    await fx.tmux("new-session", "-d", "-s", "other");
+    await fx.tmux("link-window", "-s", window, "-t", "=other:");
+    await fx.tmux("new-session", "-d", "-s", "group", "-t", "=main");
+    // What tmux lists once per session that shows it, counted once.
+    const distinct = async (list: string, id: string) =>
+      new Set((await fx.tmux(list, "-a", "-F", `#{${id}}`)).split("\n")).size;
+    const server = await s.ok<{ sessions: number; windows: number; panes: number }>(
+      "get_server_info",
+    );
+    assertEquals(
+      [server.sessions, server.windows, server.panes],
+      [3, await distinct("list-windows", "window_id"), await distinct("list-panes", "pane_id")],
+    );
+    assertEquals([server.windows, server.panes], [3, 4]);
+  },
+);

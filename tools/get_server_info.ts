@@ -41,21 +41,23 @@ export const getServerInfo = defineTool({
   async handler(_args, ctx) {
     // list-windows -a, list-panes -a and list-clients fail ("no current
     // target") on a server without sessions, which the own server keeps
-    // alive: each session row counts its windows and its windows' panes (as
-    // list-windows -a and list-panes -a would), and the clients are listed
-    // only while tmux finds a session.
+    // alive: each session row names its windows and their panes, and the
+    // clients are listed only while tmux finds a session. Ids are counted
+    // once: a window linked into several sessions, or the windows of a
+    // session group, appear in each session's row.
     const [server, sessions, clients] = await ctx.tmux.run([
       ["display-message", "-p", formatOf(SERVER)],
-      ["list-sessions", "-F", "#{session_windows} #{W:#{window_panes} }"],
+      ["list-sessions", "-F", "#{W:#{window_id} #{P:#{pane_id} }}"],
       ["if-shell", "-F", "#{session_id}", commandList([["list-clients", "-F", "#{client_pid}"]])],
     ]);
-    const rows = sessions === "" ? [] : sessions.split("\n").map((row) => row.split(" "));
-    const sum = (values: string[]) => values.reduce((total, v) => total + Number(v || 0), 0);
+    const rows = sessions === "" ? [] : sessions.split("\n");
+    const ids = new Set(rows.flatMap((row) => row.split(" ")));
+    const count = (prefix: string) => [...ids].filter((id) => id.startsWith(prefix)).length;
     return {
       ...parseRows(SERVER, server)[0],
       sessions: rows.length,
-      windows: sum(rows.map((row) => row[0])),
-      panes: sum(rows.flatMap((row) => row.slice(1))),
+      windows: count("@"),
+      panes: count("%"),
       clients: foreignClients(clients.split("\n").filter((pid) => pid !== "").map(Number)),
       ownedByThisServer: isOwnSocket(ctx.tmux.socket),
     };
