@@ -826,3 +826,22 @@ serverTest(
     assertEquals([server.windows, server.panes], [3, 4]);
   },
 );
+
+serverTest(
+  "get_tmux_variables withholds hidden environment variables (set-environment -h) too",
+  async (fx, s, pane) => {
+    // tmux falls back to the environment, hidden variables included, for a name no format has.
+    await fx.tmux("set-environment", "-g", "-h", "API_TOKEN", "hidden-s3cr3t");
+    await fx.tmux("set-environment", "-h", "-t", "main", "SESSION_HIDDEN", "also-hidden");
+    assertEquals(
+      await fx.tmux("display-message", "-p", "-t", pane, "#{API_TOKEN} #{SESSION_HIDDEN}"),
+      "hidden-s3cr3t also-hidden",
+    );
+    const vars = await s.ok<{ values: Record<string, string | null>; withheld: string[] }>(
+      "get_tmux_variables",
+      { names: ["API_TOKEN", "SESSION_HIDDEN", "session_name"], paneId: pane },
+    );
+    assertEquals(vars.values, { API_TOKEN: null, SESSION_HIDDEN: null, session_name: "main" });
+    assertEquals(vars.withheld, ["API_TOKEN", "SESSION_HIDDEN"]);
+  },
+);

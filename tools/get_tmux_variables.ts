@@ -18,7 +18,7 @@ export const getTmuxVariables = defineTool({
     "Returns the values of tmux format variables (such as pane_current_path or session_name, " +
     "without #{...}) as seen from a pane. A variable that is unknown or empty reads as null. " +
     "Environment variables are never returned here (tmux would fall back to them): names found in " +
-    "the pane's session or global environment read as null and are listed in withheld; use " +
+    "the pane's session or global environment (hidden variables too) read as null and are listed in withheld; use " +
     "show_environment for those.",
   capability: { ...readsMetadata(), mayExposeSecrets: true, mayReturnUntrustedContent: true },
   input: z.strictObject({
@@ -43,15 +43,19 @@ export const getTmuxVariables = defineTool({
     const schema: Schema = Object.fromEntries(names.map((name) => [name, optionalText(name)]));
     // The pane is read first in the same round trip: display-message alone
     // would print empty values for a pane that does not exist.
-    const [, [output, sessionEnv, globalEnv]] = await getPaneWith(ctx.tmux, paneId, null, [
+    // show-environment lists either the visible or (-h) the hidden variables.
+    const [, [output, ...environments]] = await getPaneWith(ctx.tmux, paneId, null, [
       ["display-message", "-p", "-t", paneId, formatOf(schema)],
       showEnvironmentCommand(["-t", paneId]),
       showEnvironmentCommand(["-g"]),
+      showEnvironmentCommand(["-h", "-t", paneId]),
+      showEnvironmentCommand(["-h", "-g"]),
     ]);
     const values = parseRows(schema, output)[0] as Record<string, string | null>;
-    // tmux looks a name up in the environment when no format variable has it,
-    // which would hand out secrets show_environment withholds.
-    const environment = new Set([...environmentNames(sessionEnv), ...environmentNames(globalEnv)]);
+    // tmux looks a name up in the environment (hidden variables included)
+    // when no format variable has it, which would hand out secrets
+    // show_environment withholds.
+    const environment = new Set(environments.flatMap(environmentNames));
     const withheld = names.filter((name) => environment.has(name));
     for (const name of withheld) values[name] = null;
     return { paneId, values, withheld };
