@@ -845,3 +845,31 @@ serverTest(
     assertEquals(vars.withheld, ["API_TOKEN", "SESSION_HIDDEN"]);
   },
 );
+
+serverTest(
+  "show_option Server reads a user option set with set -g (as tmux.conf sets @plugin) or set -gw",
+  async (fx, s, pane) => {
+    await fx.tmux("set-option", "-g", "@plugin", "tmux-plugins/tpm");
+    await fx.tmux("set-option", "-gw", "@window-theme", "dark");
+    await fx.tmux("set-option", "-s", "@both", "server");
+    await fx.tmux("set-option", "-g", "@both", "session");
+    const value = async (name: string, paneId?: string) =>
+      (await s.ok<{ value: string | null }>("show_option", { name, scope: "Server", paneId }))
+        .value;
+    for (const paneId of [undefined, pane]) {
+      assertEquals(await value("@plugin", paneId), "tmux-plugins/tpm");
+      assertEquals(await value("@window-theme", paneId), "dark");
+      // The server's own table comes first.
+      assertEquals(await value("@both", paneId), "server");
+      assertEquals(await value("@unset", paneId), null);
+    }
+    // Built-in options still read their own global value.
+    assertEquals(
+      (await s.ok<{ value: string | null }>("show_option", {
+        name: "history-limit",
+        scope: "Server",
+      })).value,
+      await fx.tmux("show-options", "-g", "-v", "history-limit"),
+    );
+  },
+);

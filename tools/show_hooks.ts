@@ -28,7 +28,7 @@ export const showHooks = defineTool({
       ctx,
       args.scope,
       args.paneId,
-      ["-g"],
+      [["-g"]],
       (flags) => ["show-hooks", ...flags],
     );
     return { hooks: parseHooks(output) };

@@ -23,19 +23,25 @@ export const showOption = defineTool({
       .describe("The option name, such as history-limit or a user option like @theme."),
     scope: scopeSchema.default("Pane").describe(
       "Server, Session, Window or Pane. Server reads server options and the global value of any " +
-        "other option, and needs no pane (it works on a server without sessions).",
+        "other option (a user option: set -s, else set -g, else set -gw), and needs no pane (it " +
+        "works on a server without sessions).",
     ),
     paneId: optionalPaneId,
   }),
   output: z.object({ name: z.string(), scope: scopeSchema, value: z.string().nullable() }),
   async handler(args, ctx) {
-    // Server: -s selects server options for a user option; a built-in
-    // option has one scope of its own, and -g reads its global value.
-    const value = await showInScope(ctx, args.scope, args.paneId, ["-g", "-s"], (flags) => [
+    // Server: a built-in option has one table of its own, and -g reads its
+    // global value. A user option can be set in any table: the server's
+    // (set -s), then the global session value (set -g, how tmux.conf
+    // usually sets them, @plugin included), then the global window value
+    // (set -gw); the first that is set is its value.
+    const user = args.name.startsWith("@");
+    const serverFlags = user ? [["-g", "-s"], ["-g"], ["-g", "-w"]] : [["-g", "-s"]];
+    const value = await showInScope(ctx, args.scope, args.paneId, serverFlags, (flags) => [
       "show-options",
       // -q only for user options: an unset @option is null, a misspelt
       // built-in option is an error worth seeing.
-      ...(args.name.startsWith("@") ? ["-q"] : []),
+      ...(user ? ["-q"] : []),
       "-A",
       "-v",
       ...flags,
