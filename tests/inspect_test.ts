@@ -162,6 +162,11 @@ serverTest("options, environment and hooks", async (fx, s) => {
   assertEquals(unset.value, null);
   const bad = await s.fails("show_option", { name: "not-an-option" });
   assert(!bad.includes("not-an-option"), "the rejected name is not echoed");
+  // The error says what was wrong with the name and what to give instead.
+  assertStringIncludes(bad, "show_option failed: tmux has no option by that name.");
+  assertStringIncludes(bad, "full tmux option name such as history-limit");
+  const ambiguous = await s.fails("show_option", { name: "status-l" });
+  assertStringIncludes(ambiguous, "no option by that name (it starts several option names)");
   const names = await s.ok<{ variables: { name: string; value?: string; withheld: boolean }[] }>(
     "show_environment",
   );

@@ -1,9 +1,11 @@
 /** `show_option`: the effective value of one tmux option. */
 
 import { z } from "zod";
+import { ToolError } from "../mcp/errors.ts";
 import { defineTool, readsMetadata } from "../mcp/registry.ts";
 import { optionalPaneId } from "../mcp/schemas.ts";
 import { scopeSchema, showInScope } from "../mcp/scope.ts";
+import { TmuxError } from "../tmux/errors.ts";
 
 const OPTION = /^@?[A-Za-z0-9][A-Za-z0-9_-]{0,127}(\[\d{1,4}\])?$/;
 
@@ -37,16 +39,31 @@ export const showOption = defineTool({
     // (set -gw); the first that is set is its value.
     const user = args.name.startsWith("@");
     const serverFlags = user ? [["-g", "-s"], ["-g"], ["-g", "-w"]] : [["-g", "-s"]];
-    const value = await showInScope(ctx, args.scope, args.paneId, serverFlags, (flags) => [
-      "show-options",
-      // -q only for user options: an unset @option is null, a misspelt
-      // built-in option is an error worth seeing.
-      ...(user ? ["-q"] : []),
-      "-A",
-      "-v",
-      ...flags,
-      args.name,
-    ]);
+    let value: string;
+    try {
+      value = await showInScope(ctx, args.scope, args.paneId, serverFlags, (flags) => [
+        "show-options",
+        // -q only for user options: an unset @option is null, a misspelt
+        // built-in option is an error worth seeing.
+        ...(user ? ["-q"] : []),
+        "-A",
+        "-v",
+        ...flags,
+        args.name,
+      ]);
+    } catch (error) {
+      // tmux's own words name no fix ("invalid option", "ambiguous option").
+      const unknown = error instanceof TmuxError &&
+        /^tmux reported: (invalid|ambiguous) option$/.test(error.message);
+      if (!unknown) throw error;
+      throw new ToolError(
+        `tmux has no option by that name${
+          /ambiguous/.test(error.message) ? " (it starts several option names)" : ""
+        }`,
+        "Give a full tmux option name such as history-limit or mouse, or a user option starting " +
+          "with @ (an unset one reads as null).",
+      );
+    }
     return { name: args.name, scope: args.scope, value: value === "" ? null : value };
   },
 });
