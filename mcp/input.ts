@@ -1,7 +1,8 @@
 /**
  * Input safety (CONTRACT §4): input reaches a pane only when it is not this
  * server's own, is alive, is in no mode (copy mode, view mode), and its keys
- * would not be copied into this server's own pane by synchronize-panes.
+ * would not be copied into this server's own pane by synchronize-panes (nor,
+ * for input meant for one pane alone, into any other pane).
  * tmux itself tests that right before the input, in the same round trip.
  *
  * @module
@@ -24,6 +25,8 @@ interface InputState {
   inMode: boolean;
   /** Keys sent to the pane would also be typed into this server's own pane. */
   reachesCaller: boolean;
+  /** Keys sent to the pane would also be typed into another pane (tested only for input meant for one pane alone). */
+  mirrored: boolean;
 }
 
 /**
@@ -38,21 +41,45 @@ function reaches(caller: string | null): string {
 }
 
 /**
+ * A format, true when keys sent to `paneId` would be typed into another pane
+ * too: tmux 3.3a copies a key (not a paste) to each other pane of the window
+ * that is alive, in no mode, visible (not hidden by a zoom) and has
+ * synchronize-panes on, when the target has it on (window_pane_copy_key).
+ * "0" unless `alone`.
+ */
+function mirrors(paneId: string, alone: boolean): string {
+  if (!alone) return "0";
+  const and = (a: string, b: string) => `#{&&:${a},${b}}`;
+  const copied = and(
+    and(`#{!=:#{pane_id},${paneId}}`, "#{synchronize-panes}"),
+    and(
+      "#{?pane_dead,0,#{?pane_in_mode,0,1}}",
+      "#{?window_zoomed_flag,#{pane_active},1}",
+    ),
+  );
+  return and("#{synchronize-panes}", anyPaneWhere(copied));
+}
+
+/**
  * The format tmux tests before input: true while the pane exists, its
  * program runs, no mode would take the keys, and they would not reach
- * `caller`. A missing target leaves every pane field empty (tmux 3.3a),
- * hence the test of `pane_id`.
+ * `caller` (nor, with `mirrored`, any other pane). A missing target leaves
+ * every pane field empty (tmux 3.3a), hence the test of `pane_id`.
  */
-function acceptsInput(caller: string | null): string {
-  return `#{?pane_id,#{?pane_dead,0,#{?pane_in_mode,0,#{?${reaches(caller)},0,1}}},0}`;
+function acceptsInput(caller: string | null, mirrored: string): string {
+  return `#{?pane_id,#{?pane_dead,0,#{?pane_in_mode,0,#{?${
+    reaches(caller)
+  },0,#{?${mirrored},0,1}}}},0}`;
 }
 
 /**
  * The fields {@link acceptsInput} tests, printed space-separated for
  * {@link parseState} (`pane_in_mode` is a count: 2 for view mode over copy mode).
  */
-function stateFormat(caller: string | null): string {
-  return `#{pane_id} #{pane_dead} #{?pane_in_mode,1,0} #{?${reaches(caller)},1,0}`;
+function stateFormat(caller: string | null, mirrored: string): string {
+  return `#{pane_id} #{pane_dead} #{?pane_in_mode,1,0} #{?${
+    reaches(caller)
+  },1,0} #{?${mirrored},1,0}`;
 }
 
 /**
@@ -61,17 +88,25 @@ function stateFormat(caller: string | null): string {
  * at every level of nesting, through strftime(3), where the caller's pane id
  * inside the format (`%12`) reads as a field width.
  */
-function readState(paneId: string, caller: string | null): string[] {
-  return ["list-panes", "-a", "-f", `#{==:#{pane_id},${paneId}}`, "-F", stateFormat(caller)];
+function readState(paneId: string, caller: string | null, mirrored: string): string[] {
+  return [
+    "list-panes",
+    "-a",
+    "-f",
+    `#{==:#{pane_id},${paneId}}`,
+    "-F",
+    stateFormat(caller, mirrored),
+  ];
 }
 
 function parseState(fields: string[]): InputState {
-  const [id, dead, inMode, reachesCaller] = fields;
+  const [id, dead, inMode, reachesCaller, mirrored] = fields;
   return {
     found: !!id,
     dead: dead === "1",
     inMode: inMode === "1",
     reachesCaller: reachesCaller === "1",
+    mirrored: mirrored === "1",
   };
 }
 
@@ -110,6 +145,14 @@ function refuseUnsafeInput(paneId: string, state: Omit<InputState, "found">): vo
       "Turn synchronization off (set_synchronize_panes) or use a pane in another window.",
     );
   }
+  if (state.mirrored) {
+    throw new ToolError(
+      `pane ${paneId} is in a window with synchronize-panes on, so the command line would also be ` +
+        "typed into the window's other panes and run there",
+      "Turn synchronization off (set_synchronize_panes with enabled: false) and run it again, or " +
+        "use a pane in another window; to type into every pane on purpose, use send_keys.",
+    );
+  }
 }
 
 /**
@@ -125,7 +168,7 @@ export async function checkInputTargetWith(
 ): Promise<[PaneView, string[]]> {
   refuseOwnPane(paneId, await ctx.caller.guardedPane(ctx.tmux));
   const [pane, outputs] = await getPaneWith(ctx.tmux, paneId, await callerPane(ctx), also);
-  refuseUnsafeInput(paneId, { ...pane, reachesCaller: false });
+  refuseUnsafeInput(paneId, { ...pane, reachesCaller: false, mirrored: false });
   return [pane, outputs];
 }
 
@@ -137,6 +180,11 @@ export interface PaneInput {
   input: string[][];
   /** Commands to run instead when tmux finds the pane unsafe (dropping a buffer, removing a mark). */
   refused?: string[][];
+  /**
+   * The input is for this pane alone (a command line to run): refuse when
+   * synchronize-panes would copy its keys into other panes of the window.
+   */
+  alone?: boolean;
 }
 
 /**
@@ -149,14 +197,19 @@ export interface PaneInput {
 export async function sendInput(
   ctx: ToolContext,
   paneId: string,
-  { setup = [], input, refused = [] }: PaneInput,
+  { setup = [], input, refused = [], alone = false }: PaneInput,
 ): Promise<void> {
   const caller = await ctx.caller.guardedPane(ctx.tmux);
   refuseOwnPane(paneId, caller);
   const options = { signal: ctx.signal };
   const target = paneTarget(paneId);
-  const accepts = acceptsInput(caller);
-  const otherwise = [["display-message", "-p", REFUSED], readState(paneId, caller), ...refused];
+  const mirrored = mirrors(paneId, alone);
+  const accepts = acceptsInput(caller, mirrored);
+  const otherwise = [
+    ["display-message", "-p", REFUSED],
+    readState(paneId, caller, mirrored),
+    ...refused,
+  ];
   const guard = (count: number) =>
     runIf(target, accepts, [["display-message", "-p", SENT], ...input.slice(0, count)], otherwise);
   const head = longestFitting(
@@ -166,7 +219,9 @@ export async function sendInput(
   const guarded = head > 0 ? guard(head) : undefined;
   if (!guarded) {
     // Not even the first command fits inside the guard: check, then send.
-    const checked = parseState((await ctx.tmux.one(readState(paneId, caller), options)).split(" "));
+    const checked = parseState(
+      (await ctx.tmux.one(readState(paneId, caller, mirrored), options)).split(" "),
+    );
     if (!checked.found) throw noSuch("pane");
     refuseUnsafeInput(paneId, checked);
     await runBounded(ctx.tmux, [...setup, ...input], options);

@@ -731,3 +731,43 @@ Deno.test("run_shell_command waits for a new pane's shell to finish starting", a
     ]]);
   });
 });
+
+for (const transport of ["control", "process"]) {
+  Deno.test(`run_shell_command: refuses a pane whose keys synchronize-panes copies into other panes [${transport}]`, async () => {
+    await withServer({ args: ["--transport", transport] }, async (fx, s) => {
+      const pane = await fx.shellPane();
+      const sibling = await fx.tmux("split-window", "-P", "-F", "#{pane_id}", "-t", pane);
+      await fx.runInPane(sibling, "cd /");
+      const windowId = await fx.tmux("display-message", "-p", "-t", pane, "#{window_id}");
+      await s.ok("set_synchronize_panes", { windowId, enabled: true });
+      // Typed into every pane of the window, the line would run in the
+      // sibling too, and its frame would report to this run's channel.
+      const refused = await s.fails("run_shell_command", {
+        paneId: pane,
+        command: "echo LEAKED-$(pwd)",
+      });
+      assertStringIncludes(refused, "synchronize-panes");
+      assertStringIncludes(refused, "set_synchronize_panes");
+      assertEquals(await fx.tmux("show-options", "-p", "-t", pane), "", "no mark is left");
+      // Zoomed, the pane's keys reach no hidden pane (tmux copies only to visible ones).
+      await fx.tmux("resize-pane", "-Z", "-t", pane);
+      const zoomed = await run(s, pane, "echo zoomed");
+      assertEquals([zoomed.exitStatus, zoomed.output.lines], [0, ["zoomed"]]);
+      await fx.tmux("resize-pane", "-Z", "-t", pane);
+      await s.ok("set_synchronize_panes", { windowId, enabled: false });
+      await fx.runInPane(sibling, "echo probe");
+      await fx.runInPane(pane, "echo probe");
+      for (const p of [pane, sibling]) {
+        const shown = await fx.tmux("capture-pane", "-p", "-J", "-t", p);
+        assert(!shown.includes("LEAKED"), `nothing reached ${p}`);
+        if (p === sibling) assert(!shown.includes("__tmux_mcp"), "no frame reached the sibling");
+      }
+      // Synchronized but alone in its window: nothing is copied, the run goes ahead.
+      const lone = await fx.shellPane();
+      const loneWindow = await fx.tmux("display-message", "-p", "-t", lone, "#{window_id}");
+      await s.ok("set_synchronize_panes", { windowId: loneWindow, enabled: true });
+      const r = await run(s, lone, "echo alone");
+      assertEquals([r.exitStatus, r.output.lines], [0, ["alone"]]);
+    });
+  });
+}

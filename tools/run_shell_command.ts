@@ -58,7 +58,8 @@ export const runShellCommand = defineTool({
     '(stillRunning: true): wait with wait_for_text, or stop it with send_keys keys ["C-c"]; ' +
     "the pane takes the next run_shell_command once it has ended (a typed line the shell never ran, " +
     "e.g. inside an unclosed quote, does not keep it busy). Refuses panes whose " +
-    "foreground program is not a POSIX shell (use send_keys there).",
+    "foreground program is not a POSIX shell (use send_keys there), and panes whose keys " +
+    "synchronize-panes copies into other panes (the command would run there too).",
   capability: {
     toolset: "execute",
     processReach: "pane-command",
@@ -190,7 +191,10 @@ async function run(args: RunArgs, ctx: ToolContext) {
   const started = performance.now();
   // Checked again by tmux right before the line is typed: the pane may have
   // died or entered a mode since the first look. Refused, the marks go again.
+  // alone: synchronize-panes would type the line into the window's other
+  // panes, run it there too, and let their frames report to this run.
   await sendInput(ctx, args.paneId, {
+    alone: true,
     setup: [
       ...cleanup,
       ...stored,
