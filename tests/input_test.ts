@@ -540,3 +540,37 @@ for (const transport of ["control", "process"]) {
     }
   });
 }
+
+for (const transport of ["control", "process"]) {
+  Deno.test(`paste_text: enter reaches only the pasted pane under synchronize-panes, as the paste does [${transport}]`, async () => {
+    const fixture = await TmuxFixture.start({ width: 120 });
+    const session = await startServer(fixture.socketPath, { args: ["--transport", transport] });
+    try {
+      const pane = await fixture.shellPane();
+      const sibling = await bashSibling(fixture, pane);
+      // Half a line waits on the sibling's prompt, as a person's typing would.
+      await fixture.tmux("send-keys", "-t", sibling, "-l", "echo HALF-");
+      const windowId = await fixture.tmux("display-message", "-p", "-t", pane, "#{window_id}");
+      await session.ok("set_synchronize_panes", { windowId, enabled: true });
+      // tmux 3.3a copies keys, not pastes, into synchronized panes: the text
+      // reaches this pane alone, and so must the Enter that ends it.
+      await signalledBy(fixture, "pasted", () =>
+        session.ok("paste_text", {
+          paneId: pane,
+          text: "echo pasted; tmux wait-for -S pasted",
+          enter: true,
+        }));
+      assertStringIncludes(await screen(fixture, pane), "\npasted\n");
+      await session.ok("set_synchronize_panes", { windowId, enabled: false });
+      // Pressed there, the Enter would have run the half line on its own.
+      await fixture.runInPane(sibling, "echo rest");
+      const shown = await screen(fixture, sibling);
+      assertStringIncludes(shown, "\nHALF-echo rest\n");
+      assert(!shown.includes("\nHALF-\n"), "the sibling's half line was not run");
+      assertEquals(await fixture.tmux("list-buffers"), "", "no buffer is left");
+    } finally {
+      await session.close();
+      await fixture.close();
+    }
+  });
+}

@@ -62,30 +62,41 @@ export const pasteText = defineTool({
     }
     const target = paneTarget(args.paneId);
     const buffer = `tmux-mcp-paste-${crypto.randomUUID()}`;
+    // Enter goes as a paste of its own, outside the brackets: a pressed key
+    // is copied into every synchronized pane of the window, a paste (in tmux
+    // 3.3a) is not, so an Enter key would end a half-typed line in a pane
+    // the text never reached. paste-buffer turns the \n into \r, the byte
+    // the Enter key sends.
+    const enterBuffer = args.enter ? `${buffer}-enter` : null;
+    const paste = (name: string, bracketed: boolean) => [
+      // -d deletes the buffer once pasted.
+      "paste-buffer",
+      "-d",
+      ...(bracketed ? ["-p"] : []),
+      "-b",
+      name,
+      "-t",
+      target,
+    ];
     const [first, ...rest] = chunkText(text);
     try {
       await sendInput(ctx, args.paneId, {
         setup: [
           ["set-buffer", "-b", buffer, "--", first],
           ...rest.map((chunk) => ["set-buffer", "-a", "-b", buffer, "--", chunk]),
+          ...(enterBuffer ? [["set-buffer", "-b", enterBuffer, "--", "\n"]] : []),
         ],
         input: [
-          // -d deletes the buffer once pasted.
-          [
-            "paste-buffer",
-            "-d",
-            ...(args.bracketed ?? true ? ["-p"] : []),
-            "-b",
-            buffer,
-            "-t",
-            target,
-          ],
-          ...(args.enter ? [["send-keys", "-t", target, "Enter"]] : []),
+          paste(buffer, args.bracketed ?? true),
+          ...(enterBuffer ? [paste(enterBuffer, false)] : []),
         ],
-        refused: [["delete-buffer", "-b", buffer]],
+        refused: [
+          ["delete-buffer", "-b", buffer],
+          ...(enterBuffer ? [["delete-buffer", "-b", enterBuffer]] : []),
+        ],
       });
     } catch (error) {
-      await dropBuffer(ctx.tmux, buffer);
+      await dropBuffers(ctx.tmux, [buffer, ...(enterBuffer ? [enterBuffer] : [])]);
       throw error;
     }
     return { paneId: args.paneId, bytes };
@@ -93,10 +104,11 @@ export const pasteText = defineTool({
   render: (r) => `pasted ${r.bytes} bytes into pane ${r.paneId}`,
 });
 
-/** Deletes `buffer` if a failed paste left it behind. */
-async function dropBuffer(tmux: Tmux, buffer: string): Promise<void> {
+/** Deletes those of `buffers` a failed paste left behind. */
+async function dropBuffers(tmux: Tmux, buffers: string[]): Promise<void> {
   const names = await tmux.one(["list-buffers", "-F", "#{buffer_name}"]).catch(() => null);
   // Without an answer from tmux (server gone), there is no buffer left to delete.
-  if (names === null || !names.split("\n").includes(buffer)) return;
-  await tmux.one(["delete-buffer", "-b", buffer]);
+  if (names === null) return;
+  const left = buffers.filter((buffer) => names.split("\n").includes(buffer));
+  if (left.length > 0) await tmux.run(left.map((buffer) => ["delete-buffer", "-b", buffer]));
 }
