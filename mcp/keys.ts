@@ -55,13 +55,40 @@ const NAMED_KEYS = new Set(
 export function isKeyName(name: string): boolean {
   let rest = name;
   if (rest.length > 1 && rest.startsWith("^")) rest = rest.slice(1);
-  else {
-    while (rest.length > 2 && /^[CMScms]-/.test(rest)) rest = rest.slice(2);
-  }
+  else rest = splitModifiers(rest)[1];
   if (NAMED_KEYS.has(rest.toLowerCase())) return true;
   const chars = [...rest];
   // One printable character; control characters and whitespace have names.
   return chars.length === 1 && !/[\p{Cc}\p{Cf}\p{Z}]/u.test(rest);
+}
+
+/** `name` as its modifiers (`C-`, `M-`, `S-`, in any case) and the key they modify. */
+function splitModifiers(name: string): [string[], string] {
+  const modifiers: string[] = [];
+  let rest = name;
+  while (rest.length > 2 && /^[CMScms]-/.test(rest)) {
+    modifiers.push(rest.slice(0, 2));
+    rest = rest.slice(2);
+  }
+  return [modifiers, rest];
+}
+
+/**
+ * The name tmux 3.3a can send for the key `name` (a valid key name). tmux
+ * reads a Shift modifier on Tab or on a letter but has no bytes for it
+ * (outside extended-keys mode), and send-keys then types the key's name as
+ * text: "S-Tab" arrived as five letters. A terminal sends Shift+Tab as BTab
+ * and Shift+a as A, so that is what they become (in extended-keys mode tmux
+ * sends BTab exactly as it would S-Tab).
+ */
+export function sendableKey(name: string): string {
+  if (name.startsWith("^")) return name;
+  const [modifiers, key] = splitModifiers(name);
+  const others = modifiers.filter((m) => m[0].toUpperCase() !== "S");
+  if (others.length === modifiers.length) return name;
+  if (/^b?tab$/i.test(key)) return `${others.join("")}BTab`;
+  if (/^[A-Za-z]$/.test(key)) return `${others.join("")}${key.toUpperCase()}`;
+  return name;
 }
 
 /** Refuses the first key that is not a tmux key name, saying which position it held. */
@@ -101,7 +128,7 @@ export const typingFields = {
   ),
   keys: z.array(z.string().min(1).max(32)).min(1).max(64).nullish().describe(
     'tmux key names pressed in order after the text, e.g. ["C-c"], ["Escape", ":", "w", "q", ' +
-      '"Enter"], ["Up"], ["F5"], ["M-x"]. Modifiers: C- (Ctrl), M- (Alt/Meta), S- (Shift).',
+      '"Enter"], ["Up"], ["F5"], ["M-x"]. Modifiers: C- (Ctrl), M- (Alt/Meta), S- (Shift; S-Tab is sent as BTab, S-a as A).',
   ),
 };
 
@@ -137,7 +164,9 @@ export function typingCommands(paneId: string, op: Typing): string[][] {
       commands.push(["send-keys", "-t", target, "-l", "--", chunk]);
     }
   }
-  if (op.keys?.length) commands.push(["send-keys", "-t", target, "--", ...op.keys]);
+  if (op.keys?.length) {
+    commands.push(["send-keys", "-t", target, "--", ...op.keys.map(sendableKey)]);
+  }
   if (op.enter) commands.push(["send-keys", "-t", target, "Enter"]);
   return commands;
 }
@@ -146,7 +175,7 @@ export function typingCommands(paneId: string, op: Typing): string[][] {
 export function describeTyping(op: Typing): string {
   const parts: string[] = [];
   if (op.text) parts.push(`${[...op.text].length} characters of text`);
-  if (op.keys?.length) parts.push(`keys ${op.keys.join(" ")}`);
+  if (op.keys?.length) parts.push(`keys ${op.keys.map(sendableKey).join(" ")}`);
   if (op.enter) parts.push("Enter");
   return parts.join(", then ");
 }

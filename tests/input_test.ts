@@ -7,7 +7,7 @@
 
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
 import { countingTmux, eventually, type Session, startServer, TmuxFixture } from "./harness.ts";
-import { isKeyName } from "../mcp/keys.ts";
+import { isKeyName, sendableKey } from "../mcp/keys.ts";
 import { chunkText } from "../tmux/chunks.ts";
 
 const BASH = "bash --norc --noprofile";
@@ -196,6 +196,10 @@ Deno.test("key names: tmux names and modifiers pass, anything else is refused", 
   for (
     const key of ["", "Nope", "F13", "C-", "Ctrl-c", "enter key", "ab", "C-Nope", "\n", " ", "\x1b"]
   ) assert(!isKeyName(key), `${JSON.stringify(key)} should be refused`);
+  // Shift on Tab or a letter becomes the key a terminal sends; other names stay.
+  const sendable = ["S-Tab", "c-S-tab", "S-BTab", "S-a", "M-s-b", "S-Up", "S-F5", "C-c", "^S", "S"]
+    .map(sendableKey);
+  assertEquals(sendable, ["BTab", "c-BTab", "BTab", "A", "M-B", "S-Up", "S-F5", "C-c", "^S", "S"]);
 });
 
 Deno.test("chunks never split a character and respect the byte limit", () => {
@@ -568,6 +572,42 @@ for (const transport of ["control", "process"]) {
       assertStringIncludes(shown, "\nHALF-echo rest\n");
       assert(!shown.includes("\nHALF-\n"), "the sibling's half line was not run");
       assertEquals(await fixture.tmux("list-buffers"), "", "no buffer is left");
+    } finally {
+      await session.close();
+      await fixture.close();
+    }
+  });
+}
+
+for (const transport of ["control", "process"]) {
+  Deno.test(`send_keys: shifted keys tmux 3.3a would type as their name arrive as the keys [${transport}]`, async () => {
+    const fixture = await TmuxFixture.start();
+    const session = await startServer(fixture.socketPath, { args: ["--transport", transport] });
+    try {
+      // tmux 3.3a knows "S-Tab" and "S-x" but has no bytes for them (without
+      // extended keys), and then types the name itself: "S-Tab" as 5 letters.
+      const keys = ["S-Tab", "s-tab", "M-S-Tab", "S-x", "M-S-y", "S-Z", "Enter"];
+      const expected = "\x1b[Z\x1b[Z\x1b\x1b[ZX\x1bYZ\r";
+      const out = `${fixture.dir}/raw-keys`;
+      const pane = await fixture.tmux(
+        "new-window",
+        "-P",
+        "-F",
+        "#{pane_id}",
+        `stty raw -echo; printf READY; dd bs=1 count=${expected.length} of='${out}' 2>/dev/null; ` +
+          "stty sane; tmux wait-for -S raw-keys",
+      );
+      await eventually(async () => (await screen(fixture, pane)).includes("READY"), "READY");
+      let sent = "";
+      await signalledBy(fixture, "raw-keys", async () => {
+        sent = (await session.ok<{ sent: string }>("send_keys", { paneId: pane, keys })).sent;
+      });
+      assertEquals(await Deno.readTextFile(out), expected);
+      assertStringIncludes(
+        sent,
+        "keys BTab BTab M-BTab X M-Y Z Enter",
+        "what was sent, by tmux name",
+      );
     } finally {
       await session.close();
       await fixture.close();
