@@ -14,7 +14,8 @@ export const setSynchronizePanes = defineTool({
   title: "Set synchronize panes",
   description:
     "Turns tmux's synchronize-panes on or off for a window. While on, anything typed into one of its " +
-    "panes (by a person or by send_keys) is typed into every pane of the window. changed says whether " +
+    "panes (by a person or by send_keys) is typed into every pane of the window (in tmux 3.3a a paste_text paste reaches only " +
+    "the pane it names), and run_shell_command refuses such a pane. changed says whether " +
     "the window's value differed before. Refuses turning it on for the window holding the pane this " +
     "server runs in.",
   capability: changesTmux("execute", ["change"], { amplifiesFutureInput: true }),
