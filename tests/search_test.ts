@@ -221,3 +221,27 @@ serverTest(
     assertEquals(inOther.panes.map((p) => p.paneId), [linked]);
   },
 );
+
+serverTest(
+  "search_panes: a pane killed between the listing and its capture is left out, the rest is searched",
+  async (fx, s, pane) => {
+    await fx.runInPane(pane, "echo needle-kept");
+    const doomed = await fx.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:");
+    await fx.runInPane(doomed, "echo needle-doomed");
+    const later = await fx.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:");
+    await fx.runInPane(later, "echo needle-later");
+    // tmux runs an after- hook before anything else the listing's client
+    // sends, so the captures that follow the listing miss the doomed pane.
+    await fx.tmux(
+      "set-hook",
+      "-g",
+      "after-list-panes",
+      `kill-pane -t ${doomed} ; set-hook -gu after-list-panes ; set -g @fired 1`,
+    );
+    const found = await s.ok<Found>("search_panes", { pattern: "^needle-" });
+    assertEquals(await fx.tmux("show", "-gv", "@fired"), "1", "the kill ran after the listing");
+    assertEquals(found.panes.map((p) => p.paneId).sort(), [pane, later].sort());
+    assertEquals(found.panesSearched, 2);
+    assertEquals(found.skippedPanes, []);
+  },
+);

@@ -9,6 +9,8 @@ import { defineTool, readsTerminal } from "../mcp/registry.ts";
 import { jsonWireCost, resultBytes, resultOf } from "../mcp/results.ts";
 import { optionalSession } from "../mcp/schemas.ts";
 import { joinWrappedRows } from "../mcp/wrapped.ts";
+import type { Tmux } from "../tmux/client.ts";
+import { TmuxError } from "../tmux/errors.ts";
 import { listPanes, type PaneView } from "../tmux/views.ts";
 
 /** Panes captured per round trip: bounds the size of one tmux answer. */
@@ -113,12 +115,12 @@ export const searchPanes = defineTool({
         skipped.push(...group.map((p) => p.paneId));
         continue;
       }
-      const outputs = await ctx.tmux.run(
-        group.flatMap((pane) => captureCommands(pane, args.includeHistory)),
-      );
+      const captures = await captureGroup(ctx.tmux, group, args.includeHistory);
       for (const [i, pane] of group.entries()) {
-        const physical = outputs[2 * i];
-        const joined = outputs[2 * i + 1];
+        const capture = captures[i];
+        // Killed since the listing: nothing to search, nothing skipped.
+        if (!capture) continue;
+        const [physical, joined] = capture;
         if (outOfBudget()) {
           skipped.push(pane.paneId);
           continue;
@@ -172,6 +174,28 @@ export const searchPanes = defineTool({
 /** The result's entry of `pane`. */
 function paneEntry(pane: PaneView, matches: z.infer<typeof match>[]): z.infer<typeof paneMatches> {
   return { paneId: pane.paneId, windowId: pane.windowId, sessionId: pane.sessionId, matches };
+}
+
+/**
+ * The captures of each pane of `group` in one round trip; null for a pane
+ * killed since it was listed (its capture fails the whole round trip, so the
+ * panes are then read one by one and only the missing one is left out).
+ */
+async function captureGroup(
+  tmux: Tmux,
+  group: PaneView[],
+  includeHistory: boolean,
+): Promise<([string, string] | null)[]> {
+  try {
+    const outputs = await tmux.run(group.flatMap((pane) => captureCommands(pane, includeHistory)));
+    return group.map((_, i) => [outputs[2 * i], outputs[2 * i + 1]]);
+  } catch (error) {
+    if (!(error instanceof TmuxError && error.kind === "no_target")) throw error;
+    if (group.length === 1) return [null];
+  }
+  const captures: ([string, string] | null)[] = [];
+  for (const pane of group) captures.push(...await captureGroup(tmux, [pane], includeHistory));
+  return captures;
 }
 
 /**
