@@ -245,3 +245,30 @@ serverTest(
     assertEquals(found.skippedPanes, []);
   },
 );
+
+serverTest(
+  "search_panes: history rows are numbered from the history the captures saw, not the listing's",
+  async (fx, s, pane) => {
+    await fx.runInPane(pane, "seq 1 40; echo needle-screen");
+    // The history shrinks between the listing and the captures.
+    await fx.tmux(
+      "set-hook",
+      "-g",
+      "after-list-panes",
+      `clear-history -t ${pane} ; set-hook -gu after-list-panes ; set -g @fired 1`,
+    );
+    const found = await s.ok<Found>("search_panes", {
+      pattern: "^needle-screen",
+      includeHistory: true,
+    });
+    assertEquals(await fx.tmux("show", "-gv", "@fired"), "1", "the history was cleared");
+    const [hit] = found.panes[0].matches;
+    const { content } = await s.ok<{ content: { lines: string[] } }>("capture_pane", {
+      paneId: pane,
+      start: hit.row,
+      end: hit.row,
+    });
+    assertEquals(content.lines, ["needle-screen"]);
+  },
+  { fixture: SMALL },
+);

@@ -120,14 +120,14 @@ export const searchPanes = defineTool({
         const capture = captures[i];
         // Killed since the listing: nothing to search, nothing skipped.
         if (!capture) continue;
-        const [physical, joined] = capture;
+        const { physical, joined, historySize } = capture;
         if (outOfBudget()) {
           skipped.push(pane.paneId);
           continue;
         }
         scanned += joined.length;
         searched++;
-        const firstRow = args.includeHistory ? -(pane.historySize ?? 0) : 0;
+        const firstRow = args.includeHistory ? -historySize : 0;
         const matches: z.infer<typeof match>[] = [];
         for (const [n, line] of joinWrappedRows(physical, joined, firstRow).entries()) {
           if (n % 256 === 255 && performance.now() > deadline) {
@@ -176,6 +176,16 @@ function paneEntry(pane: PaneView, matches: z.infer<typeof match>[]): z.infer<ty
   return { paneId: pane.paneId, windowId: pane.windowId, sessionId: pane.sessionId, matches };
 }
 
+/** What one round trip read of a pane. */
+interface Capture {
+  /** Rows with their trailing spaces, for row numbers. */
+  physical: string;
+  /** The same rows with wrapped lines joined. */
+  joined: string;
+  /** The history's length as the captures saw it (the listing's may be older). */
+  historySize: number;
+}
+
 /**
  * The captures of each pane of `group` in one round trip; null for a pane
  * killed since it was listed (its capture fails the whole round trip, so the
@@ -185,27 +195,24 @@ async function captureGroup(
   tmux: Tmux,
   group: PaneView[],
   includeHistory: boolean,
-): Promise<([string, string] | null)[]> {
+): Promise<(Capture | null)[]> {
+  const range = includeHistory ? ["-S", "-"] : [];
   try {
-    const outputs = await tmux.run(group.flatMap((pane) => captureCommands(pane, includeHistory)));
-    return group.map((_, i) => [outputs[2 * i], outputs[2 * i + 1]]);
+    const outputs = await tmux.run(group.flatMap((pane) => [
+      ["capture-pane", "-p", "-N", "-t", pane.paneId, ...range],
+      ["capture-pane", "-p", "-J", "-t", pane.paneId, ...range],
+      ["display-message", "-p", "-t", pane.paneId, "#{history_size}"],
+    ]));
+    return group.map((_, i) => ({
+      physical: outputs[3 * i],
+      joined: outputs[3 * i + 1],
+      historySize: Number(outputs[3 * i + 2]) || 0,
+    }));
   } catch (error) {
     if (!(error instanceof TmuxError && error.kind === "no_target")) throw error;
     if (group.length === 1) return [null];
   }
-  const captures: ([string, string] | null)[] = [];
+  const captures: (Capture | null)[] = [];
   for (const pane of group) captures.push(...await captureGroup(tmux, [pane], includeHistory));
   return captures;
-}
-
-/**
- * The two captures of a pane: physical rows with their trailing spaces (for
- * row numbers) and rows with wrapped lines joined.
- */
-function captureCommands(pane: PaneView, includeHistory: boolean): string[][] {
-  const range = includeHistory ? ["-S", "-"] : [];
-  return [
-    ["capture-pane", "-p", "-N", "-t", pane.paneId, ...range],
-    ["capture-pane", "-p", "-J", "-t", pane.paneId, ...range],
-  ];
 }
