@@ -629,6 +629,55 @@ serverTest(
   { args: ["--toolsets", "inspect", "--exclude-tools", "capture_pane"] },
 );
 
+Deno.test("tools/list advertises every default CONTRACT §6 gives an argument", async () => {
+  // CONTRACT §6 writes each default as `name=value`; a client (and the model)
+  // only sees one through the input schema's `default`.
+  const defaults: Record<string, Record<string, unknown>> = {
+    show_option: { scope: "Pane" },
+    show_hooks: { scope: "Session" },
+    capture_pane: { includeHistory: false, joinWrappedLines: false },
+    search_panes: {
+      literal: false,
+      includeHistory: false,
+      ignoreCase: true,
+      maxMatchesPerPane: 20,
+    },
+    wait_for_text: { literal: false, ignoreCase: true },
+    call_read_tools_batch: { onError: "stop" },
+    move_window: { replaceExisting: false },
+    swap_pane: { keepZoom: false },
+    split_window: { direction: "Below" },
+    respawn_pane: { killFirst: false },
+    run_shell_command: { suppressHistory: true },
+    send_keys: { enter: false },
+    send_keys_batch: { onError: "stop" },
+    paste_text: { bracketed: true, enter: false },
+  };
+  const fx = await TmuxFixture.start();
+  const s = await startServer(fx.socketPath, {
+    args: ["--toolsets", "inspect,manage,execute,teardown", "--transport", "process"],
+  });
+  try {
+    const { tools } = await s.client.listTools();
+    const wrong: string[] = [];
+    for (const [name, expected] of Object.entries(defaults)) {
+      const tool = tools.find((t: { name: string }) => t.name === name);
+      assert(tool, `${name} is listed`);
+      const properties = tool.inputSchema.properties as Record<string, { default?: unknown }>;
+      for (const [argument, value] of Object.entries(expected)) {
+        const advertised = properties[argument]?.default;
+        if (advertised !== value) {
+          wrong.push(`${name}.${argument}: ${JSON.stringify(advertised)}, not ${value}`);
+        }
+      }
+    }
+    assertEquals(wrong, []);
+  } finally {
+    await s.close();
+    await fx.close();
+  }
+});
+
 serverTest(
   "selection: with no toolset on, a refused tool says so rather than listing none",
   async (_fx, s) => {

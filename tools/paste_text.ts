@@ -31,10 +31,12 @@ export const pasteText = defineTool({
         "break, sent as one carriage return as a terminal does (\\r\\n is not two). " +
         "No other control characters except tab. At most 1,000,000 bytes.",
     ),
-    bracketed: z.boolean().nullish().describe(
+    bracketed: z.boolean().nullish().default(true).describe(
       "Wrap the paste in bracketed-paste sequences when the program asked for them (default true).",
     ),
-    enter: z.boolean().nullish().describe("Press Enter after the paste (default false)."),
+    enter: z.boolean().nullish().default(false).describe(
+      "Press Enter after the paste (default false).",
+    ),
   }),
   output: z.object({
     paneId: z.string(),

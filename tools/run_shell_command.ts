@@ -76,7 +76,7 @@ export const runShellCommand = defineTool({
     ),
     timeoutSeconds,
     maxLines,
-    suppressHistory: z.boolean().nullish().describe(
+    suppressHistory: z.boolean().nullish().default(true).describe(
       "Start the typed line with a space so it stays out of the shell's history (default true; " +
         "bash needs HISTCONTROL=ignorespace or ignoreboth, zsh setopt HIST_IGNORE_SPACE).",
     ),

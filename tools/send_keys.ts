@@ -19,7 +19,9 @@ export const sendKeys = defineTool({
   input: z.strictObject({
     paneId,
     ...typingFields,
-    enter: z.boolean().nullish().describe("Press Enter after the text and keys (default false)."),
+    enter: z.boolean().nullish().default(false).describe(
+      "Press Enter after the text and keys (default false).",
+    ),
   }),
   output: z.object({
     paneId: z.string(),

@@ -30,7 +30,7 @@ export const sendKeysBatch = defineTool({
   capability: changesTmux("execute", ["change"], { processReach: "pane-input" }),
   input: z.strictObject({
     operations: z.array(operation).min(1).max(64).describe("Operations, sent in order."),
-    onError: z.enum(["stop", "continue"]).nullish().describe(
+    onError: z.enum(["stop", "continue"]).nullish().default("stop").describe(
       "stop (default): stop at the first failed operation; continue: try every operation.",
     ),
   }),
