@@ -262,17 +262,22 @@ function resolveSettings(
     }
     // Name where the value came from: that is where the user must change it.
     const source = from === "flag" ? `--${flag}` : spec.env;
-    if (!/^\s*-?\d+\s*$/.test(raw)) {
+    // CONTRACT §2: only a non-number stops start-up. A number out of range
+    // (0.5 too) is clamped; one within it that is not whole (2.5) is rounded.
+    if (!/^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(raw)) {
       throw new SettingsError(
-        `${source} must be a whole number from ${spec.min} to ${spec.max}.`,
+        `${source} must be a number: a whole number from ${spec.min} to ${spec.max}.`,
       );
     }
     const n = Number(raw);
     const clamped = Math.min(spec.max, Math.max(spec.min, n));
+    const whole = Math.round(clamped);
     if (clamped !== n) {
-      notes.push(`${source} clamped to ${clamped} (allowed ${spec.min}-${spec.max})`);
+      notes.push(`${source} clamped to ${whole} (allowed ${spec.min}-${spec.max})`);
+    } else if (whole !== n) {
+      notes.push(`${source} rounded to ${whole} (whole numbers only)`);
     }
-    numbers[flag] = clamped;
+    numbers[flag] = whole;
   }
 
   const transportPick = pick("transport", "LIBTMUX_MCP_TRANSPORT");
@@ -340,7 +345,7 @@ function joinNegativeNumbers(argv: string[]): string[] {
     const next = argv[i + 1];
     if (
       argv[i].startsWith("--") && Object.hasOwn(NUMBERS, argv[i].slice(2)) &&
-      next !== undefined && /^-\d/.test(next)
+      next !== undefined && /^-\.?\d/.test(next)
     ) {
       joined.push(`${argv[i]}=${next}`);
       i++;

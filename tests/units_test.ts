@@ -126,15 +126,38 @@ Deno.test("settings: numbers are clamped with a note; a non-number is an error",
   const negative = parseSettings(["--max-lines", "-5", "--wait-max-seconds", "-1"], env({}));
   assertEquals([negative.settings.maxLines, negative.settings.waitMaxSeconds], [10, 1]);
   assertThrows(
-    () => parseSettings(["--max-bytes", "-1.5"], env({})),
-    SettingsError,
-    "whole number",
-  );
-  assertThrows(
     () => parseSettings(["--wait-max-seconds", "ten"], env({})),
     SettingsError,
     "whole number",
   );
+});
+
+Deno.test("settings: a number that is not whole is a number: rounded, then clamped, with a note", () => {
+  // CONTRACT §2: out of range is clamped and logged; only a non-number stops start-up.
+  const out = parseSettings(
+    ["--max-lines", "-.5", "--max-bytes", "-1.5"],
+    env({ LIBTMUX_MCP_WAIT_MAX_SECONDS: "0.5" }),
+  );
+  assertEquals([out.settings.maxLines, out.settings.maxBytes, out.settings.waitMaxSeconds], [
+    10,
+    4_000,
+    1,
+  ]);
+  assertEquals(out.notes, [
+    "--max-lines clamped to 10 (allowed 10-100000)",
+    "--max-bytes clamped to 4000 (allowed 4000-4000000)",
+    "LIBTMUX_MCP_WAIT_MAX_SECONDS clamped to 1 (allowed 1-600)",
+  ]);
+  const inRange = parseSettings(["--wait-max-seconds", "2.5", "--max-lines", "1e3"], env({}));
+  assertEquals([inRange.settings.waitMaxSeconds, inRange.settings.maxLines], [3, 1000]);
+  assertEquals(inRange.notes, ["--wait-max-seconds rounded to 3 (whole numbers only)"]);
+  for (const notNumber of ["1.2.3", "0x10", "Infinity", "", "5s"]) {
+    assertThrows(
+      () => parseSettings(["--max-lines", notNumber], env({})),
+      SettingsError,
+      "--max-lines must be a number",
+    );
+  }
 });
 
 Deno.test("settings: refusals name the fix", () => {
