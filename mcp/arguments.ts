@@ -68,8 +68,13 @@ function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
     case "invalid_format":
       // Our regex checks carry their own value-free messages.
       return `${where} ${issue.message}`;
-    case "invalid_union":
-      return `${where} does not match any accepted form`;
+    case "invalid_union": {
+      // A discriminated union names what its key may be (the tools a batch can run).
+      const options = (issue as { options?: unknown[] }).options;
+      return Array.isArray(options) && options.length > 0
+        ? `${where} must be one of ${options.map((v) => JSON.stringify(v)).join(", ")}`
+        : `${where} does not match any accepted form`;
+    }
     case "custom":
       return `${where} ${issue.message}`;
     default:

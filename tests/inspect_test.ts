@@ -495,9 +495,12 @@ serverTest("read batch: limits, refusals and onError", async (fx, s) => {
     await s.fails("call_read_tools_batch", { operations: Array.from({ length: 17 }, () => op) }),
     "at most 16",
   );
-  await s.fails("call_read_tools_batch", {
+  // The refusal lists the tools a batch can run.
+  const notARead = await s.fails("call_read_tools_batch", {
     operations: [{ tool: "kill_session", arguments: { session: "main" } }],
   });
+  assertStringIncludes(notARead, "'operations.0.tool' must be one of ");
+  assertStringIncludes(notARead, '"get_pane_info"');
   await s.fails("call_read_tools_batch", {
     operations: [{ tool: "wait_for_text", arguments: {} }],
   });
