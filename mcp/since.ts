@@ -322,7 +322,12 @@ export function compare(mark: CursorState, snap: Snapshot): Delta {
   }
   const settled = Math.min(mark.open - mark.base, mark.hashes.length);
   const history = Math.min(mark.top - mark.base, settled);
-  const trimmable = mayHaveTrimmed(snap.state);
+  // A pane created with history-limit 0 keeps no history: tmux drops every
+  // row that scrolls off the screen, one at a time, so rows may always have
+  // been dropped, and its history size (always 0) rules nothing out. (On the
+  // alternate screen every pane drops what scrolls off: that is a redraw.)
+  const noHistory = snap.state.historyLimit === 0 && !snap.state.alternate;
+  const trimmable = noHistory || mayHaveTrimmed(snap.state);
   const tenth = trimStep(snap.state);
 
   /** Compares the remembered rows `[from, to)` shifted up by `shift`; null means "not in the read". */
@@ -377,7 +382,13 @@ export function compare(mark: CursorState, snap: Snapshot): Delta {
   // trim leaves it, and never rule out a clear after rows scrolled: then the
   // cursor's row has to still start with what it held (blank: no evidence).
   const anchored = (count: number) => mark.hashes.slice(0, count).some((h) => h !== BLANK);
-  const undropped = (count: number) => anchored(count) || (!trimmable && openKept());
+  // Without history the cursor's row is the only witness when no remembered
+  // row above it could be: blank ones prove nothing, and non-blank ones found
+  // neither in place nor shifted up scrolled off (the prompt comes back to
+  // the bottom row after any burst, so that row alone would vouch for it).
+  const undropped = (count: number) =>
+    anchored(count) ||
+    ((noHistory ? !anchored(settled) : !trimmable) && openKept());
 
   // A taller pane takes rows back out of the history onto its screen, and a
   // shorter one pushes them in; no row moves (a line number is a place in

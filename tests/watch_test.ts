@@ -752,6 +752,65 @@ Deno.test("capture_since: a clear after rows scrolled is missed lines, even from
   }
 });
 
+Deno.test("capture_since and wait_for_text: a pane without history (history-limit 0) says what scrolled off", async () => {
+  const { fixture, session, pane } = await setup({ height: 10, historyLimit: 0 });
+  try {
+    // tmux keeps no history here: every row that scrolls off the screen is
+    // gone, and history_size stays 0, so it cannot tell that rows went.
+    await fixture.runInPane(pane, "clear; echo first");
+    const c = await session.ok<SinceResult>("capture_since", { paneId: pane });
+    await fixture.runInPane(pane, "seq 1 40");
+    assertEquals(await historySize(fixture, pane), 0);
+    const r = await session.ok<SinceResult>("capture_since", { paneId: pane, cursor: c.cursor });
+    assertEquals(r.anchorLost, true, `${r.content.lines}`);
+    assert(r.linesMissed >= 1, `linesMissed: ${r.linesMissed}`);
+    assert(r.content.lines.includes("40"), `the visible screen: ${r.content.lines}`);
+    // A wait given a cursor from before such a burst says output was dropped.
+    const before = await session.ok<SinceResult>("capture_since", { paneId: pane });
+    await fixture.runInPane(pane, "seq 101 140");
+    const w = structured(
+      await startWait(session, {
+        cursor: before.cursor,
+        patterns: ["^105$"],
+        timeoutSeconds: 1,
+      }).result,
+    );
+    assertEquals(w.outcome, "timeout");
+    assertEquals(w.tail.truncated, true, `${w.tail.lines}`);
+    assert(w.tail.droppedLines >= 1, `droppedLines: ${w.tail.droppedLines}`);
+    // No false alarm: output that scrolled nothing new away, from a cleared
+    // screen (no row but the prompt) and from a screen of rows.
+    await fixture.runInPane(pane, "clear");
+    const d = await session.ok<SinceResult>("capture_since", { paneId: pane });
+    await fixture.runInPane(pane, "seq 1 3");
+    const typed = await session.ok<SinceResult>("capture_since", {
+      paneId: pane,
+      cursor: d.cursor,
+    });
+    assertEquals([typed.anchorLost, typed.linesMissed], [false, 0]);
+    assertEquals(typed.content.lines.filter((l) => /^\d+$/.test(l)), ["1", "2", "3"]);
+    await fixture.runInPane(pane, "seq 4 9");
+    const screen = await fixture.tmux("capture-pane", "-p", "-t", pane);
+    const rows = screen.split("\n");
+    assert(!rows.includes("1") && rows.includes("3"), `rows scrolled off: ${screen}`);
+    const scrolled = await session.ok<SinceResult>("capture_since", {
+      paneId: pane,
+      cursor: typed.cursor,
+    });
+    assertEquals([scrolled.anchorLost, scrolled.linesMissed], [false, 0]);
+    assertEquals(scrolled.content.lines.filter((l) => /^\d+$/.test(l)), [
+      "4",
+      "5",
+      "6",
+      "7",
+      "8",
+      "9",
+    ]);
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
 /**
  * Runs `seq 1 count` with `prefix` on every line, reads on from `cursor`, and
  * checks that exactly that command and its lines came back, nothing lost.
