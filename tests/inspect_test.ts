@@ -817,6 +817,32 @@ serverTest(
 );
 
 serverTest(
+  "capture_pane: joinWrappedLines joins tmux's wrapped rows and trims trailing spaces as a plain capture does",
+  async (fx, s, pane) => {
+    // A line wrapped at a space (kept: it is inside the joined line), a line
+    // ending in spaces, and a row of spaces (a blank row to a plain capture).
+    await fx.runInPane(pane, "clear; printf '%019d %s\\nabc   \\n%20s\\n' 0 tail ''");
+    const plain = (await fx.tmux("capture-pane", "-p", "-t", pane)).split("\n");
+    assertEquals(plain.slice(0, 4), ["0".repeat(19), "tail", "abc", ""]);
+    const joined = ["0".repeat(19) + " tail", "abc", "", "$"];
+    // What tmux joins, with each line's trailing spaces trimmed.
+    const tmuxJoined = (await fx.tmux("capture-pane", "-p", "-J", "-t", pane)).split("\n")
+      .map((line) => line.trimEnd());
+    assertEquals(tmuxJoined.slice(0, 4), joined);
+    type Capture = { content: { lines: string[] }; rowsNotHeld?: number };
+    for (const range of [{}, { start: 0, end: 4 }, { includeHistory: true }]) {
+      const r = await s.ok<Capture>("capture_pane", {
+        paneId: pane,
+        joinWrappedLines: true,
+        ...range,
+      });
+      assertEquals(r.content.lines, joined, JSON.stringify(range));
+    }
+  },
+  { fixture: { width: 20, height: 8 } },
+);
+
+serverTest(
   "budgets: capture_since over budget on a tall pane says its cursor is the cause, not maxLines",
   async (fx, s, pane) => {
     // The cursor remembers the screen's rows down to the last written one.

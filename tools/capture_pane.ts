@@ -1,7 +1,13 @@
 /** `capture_pane`: the text a pane shows, optionally with its history. */
 
 import { z } from "zod";
-import { budget, captureLines, resolvePane } from "../mcp/panes.ts";
+import {
+  budget,
+  captureLines,
+  resolvePane,
+  splitCapture,
+  trimTrailingBlank,
+} from "../mcp/panes.ts";
 import { contentText } from "../mcp/budget.ts";
 import { ToolError } from "../mcp/errors.ts";
 import { defineTool, readsTerminal } from "../mcp/registry.ts";
@@ -53,9 +59,16 @@ export const capturePane = defineTool({
     if (start !== null) command.push("-S", String(start));
     else if (args.includeHistory) command.push("-S", "-");
     if (end !== null) command.push("-E", String(end));
+    // tmux -J keeps every line's trailing spaces (it never trims a joined
+    // line): trim them as a capture without it does, so joining changes only
+    // where lines break, and rows of spaces below the output are dropped too.
+    const lines = (output: string) =>
+      args.joinWrappedLines
+        ? trimTrailingBlank(splitCapture(output).map((line) => line.replace(/ +$/, "")))
+        : captureLines(output);
     if (start === null && end === null) {
       const output = await ctx.tmux.one(command);
-      return { paneId: pane, content: budget(ctx, captureLines(output), args.maxLines) };
+      return { paneId: pane, content: budget(ctx, lines(output), args.maxLines) };
     }
     // tmux clamps -S/-E into the pane and swaps them when reversed, so a range
     // outside the pane would come back as other rows: read what the pane
@@ -73,7 +86,7 @@ export const capturePane = defineTool({
     const held = Math.max(0, Math.min(bottom, height - 1) - Math.max(top, -history) + 1);
     return {
       paneId: pane,
-      content: budget(ctx, held === 0 ? [] : captureLines(output), args.maxLines),
+      content: budget(ctx, held === 0 ? [] : lines(output), args.maxLines),
       rowsNotHeld: bottom - top + 1 - held,
     };
   },
