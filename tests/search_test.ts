@@ -272,3 +272,12 @@ serverTest(
   },
   { fixture: SMALL },
 );
+
+serverTest(
+  "search_panes: a pattern anchored at the end matches a line that ends in spaces, as the description says",
+  async (fx, s, pane) => {
+    await fx.runInPane(pane, "printf 'spaced-end   \\n'");
+    const found = await s.ok<Found>("search_panes", { pattern: "spaced-end$" });
+    assertEquals(found.panes.map((p) => p.matches.map((m) => m.text)), [["spaced-end"]]);
+  },
+);

@@ -135,15 +135,16 @@ export const searchPanes = defineTool({
             truncated = true;
             break;
           }
-          if (!matcher.test(line.text)) continue;
+          // Matched as shown: tmux's -J keeps the spaces a line ends with (a
+          // prompt's "$ "), which a plain capture and wait_for_text drop.
+          let text = line.text.replace(/ +$/, "");
+          if (!matcher.test(text)) continue;
           if (matches.length >= args.maxMatchesPerPane) {
             truncated = true;
             break;
           }
-          let text = line.text.trimEnd();
           if (utf8Length(text) > MATCH_TEXT_MAX_BYTES) {
-            // A match only in the trimmed trailing blanks shows the line's end.
-            const [from, to] = matcher.find(text) ?? [text.length, text.length];
+            const [from, to] = matcher.find(text) ?? [0, 0];
             text = excerptAround(text, from, to, MATCH_TEXT_MAX_BYTES);
             truncated = true;
           }
