@@ -24,6 +24,7 @@ export const capturePane = defineTool({
   description: "Returns the text a pane shows, newest lines kept within the budgets. " +
     "includeHistory adds the scrollback; start/end pick rows (0 is the top visible row, negative rows are history; " +
     "start not below end; rows the pane does not hold are counted in rowsNotHeld, never replaced by others). " +
+    "A pane in copy mode is read as its program left it, not at the place scrolled to. " +
     "For repeated reads prefer capture_since, which returns only what is new.",
   capability: readsTerminal(),
   input: z.strictObject({
