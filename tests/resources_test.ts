@@ -376,6 +376,11 @@ for (const transport of ["control", "process"]) {
       await s.client.listResources();
       const from = n.mark();
       await fx.typeLine(pane, "cat");
+      // tmux renames a window only after its pane printed, and the echo of
+      // "cat" can come before cat runs (seen on a loaded machine: the window
+      // stayed "bash"); a line cat repeats is output from cat itself.
+      await fx.untilForeground(pane, "cat");
+      await fx.typeLine(pane, "renamed-now");
       await eventually(
         async () =>
           (await fx.tmux("display-message", "-p", "-t", pane, "#{window_name}")) === "cat",
