@@ -22,9 +22,14 @@ async function bashSibling(fixture: TmuxFixture, pane: string): Promise<string> 
 }
 
 /** Starts the server as if it ran inside `pane` of the fixture (TMUX and TMUX_PANE set). */
-async function serverInPane(fixture: TmuxFixture, pane: string): Promise<Session> {
+async function serverInPane(
+  fixture: TmuxFixture,
+  pane: string,
+  args: string[] = [],
+): Promise<Session> {
   const pid = await fixture.tmux("display-message", "-p", "#{pid}");
   return await startServer(fixture.socketPath, {
+    args,
     env: { TMUX: `${fixture.socketPath},${pid},0`, TMUX_PANE: pane },
   });
 }
@@ -164,6 +169,61 @@ Deno.test("synchronize-panes refusal holds for a caller pane id of two digits, a
     await fixture.close();
   }
 });
+
+for (const transport of ["control", "process"]) {
+  Deno.test(`swap_pane never moves the caller's pane into a synchronized window [${transport}]`, async () => {
+    // A pane follows the options of the window it sits in: swapped into a
+    // synchronized window, the caller's pane would copy what a person types
+    // into the agent's terminal into that window's panes, which
+    // set_synchronize_panes refuses to bring about for the caller's window.
+    const fixture = await TmuxFixture.start();
+    try {
+      const caller = await bashPane(fixture);
+      const callerWindow = await fixture.tmux(
+        "display-message",
+        "-p",
+        "-t",
+        caller,
+        "#{window_id}",
+      );
+      const other = await bashPane(fixture);
+      const sibling = await bashSibling(fixture, other);
+      const synced = await fixture.tmux("display-message", "-p", "-t", other, "#{window_id}");
+      const session = await serverInPane(fixture, caller, ["--transport", transport]);
+      try {
+        await session.ok("set_synchronize_panes", { windowId: synced, enabled: true });
+        for (
+          const args of [{ paneId: caller, targetPaneId: other }, {
+            paneId: other,
+            targetPaneId: caller,
+          }]
+        ) {
+          const refused = await session.fails("swap_pane", args);
+          assertStringIncludes(refused, `pane ${caller} is the pane this server runs in`);
+          assertStringIncludes(refused, "synchronize-panes");
+          assertStringIncludes(refused, "set_synchronize_panes");
+        }
+        const windowOf = (pane: string) =>
+          fixture.tmux("display-message", "-p", "-t", pane, "#{window_id} #{synchronize-panes}");
+        assertEquals(await windowOf(caller), `${callerWindow} 0`, "the caller's pane stayed");
+        assertEquals(await windowOf(other), `${synced} 1`, "the other pane stayed");
+        // Panes of other windows still swap, and so does the caller once synchronization is off.
+        await session.ok("swap_pane", { paneId: other, targetPaneId: sibling });
+        await session.ok("set_synchronize_panes", { windowId: synced, enabled: false });
+        await session.ok("swap_pane", { paneId: caller, targetPaneId: other });
+        assertEquals(await windowOf(caller), `${synced} 0`);
+        // Within its own window the caller's pane keeps its options: a swap there is allowed.
+        await fixture.tmux("set-option", "-w", "-t", synced, "synchronize-panes", "on");
+        await session.ok("swap_pane", { paneId: caller, targetPaneId: sibling });
+        assertEquals(await windowOf(caller), `${synced} 1`);
+      } finally {
+        await session.close();
+      }
+    } finally {
+      await fixture.close();
+    }
+  });
+}
 
 Deno.test("key names: tmux names and modifiers pass, anything else is refused", () => {
   for (

@@ -1,10 +1,35 @@
 /** `swap_pane`: exchanges the places of two panes. */
 
 import { z } from "zod";
+import { ownPaneRefusal } from "../mcp/caller_guard.ts";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { action, paneId } from "../mcp/schemas.ts";
+import { anyPaneWhere, runIf } from "../tmux/guard.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { getPane, listPanesCommand, noSuch, parsePanes } from "../tmux/views.ts";
+
+/** What the guard prints when tmux refused the swap. */
+const INTO_SYNCED = "tmux-mcp-swap-into-synced";
+
+/**
+ * The swap, run only while it would not move `caller` (this server's own
+ * pane, one of the two) into the window of `other` when synchronize-panes is
+ * on there. A pane takes its options from the window it sits in, so the
+ * caller's pane would then copy whatever a person types into it (the agent's
+ * terminal) into that window's panes: the state set_synchronize_panes refuses
+ * to create for the caller's window. tmux decides right before the swap, in
+ * the same round trip; a window that already holds the caller changes nothing.
+ */
+function unlessIntoSynced(caller: string, other: string, swap: string[]): string[] {
+  const synced = anyPaneWhere("#{synchronize-panes}");
+  const holdsCaller = anyPaneWhere(`#{==:#{pane_id},${caller}}`);
+  return runIf(
+    paneTarget(other),
+    `#{?${holdsCaller},0,#{?${synced},1,0}}`,
+    [["display-message", "-p", INTO_SYNCED]],
+    [swap],
+  );
+}
 
 /** The swap_pane tool. */
 export const swapPane = defineTool({
@@ -13,7 +38,8 @@ export const swapPane = defineTool({
   description:
     "Exchanges the positions of two panes, in the same window or across windows; the programs keep " +
     "running and the active pane stays the same pane. keepZoom keeps a zoomed window zoomed. The result " +
-    "names paneId's window after the swap.",
+    "names paneId's window after the swap. Refuses moving the pane this server runs in into a window " +
+    "with synchronize-panes on.",
   capability: changesTmux("manage", ["change"]),
   input: z.strictObject({
     paneId,
@@ -35,10 +61,26 @@ export const swapPane = defineTool({
       paneTarget(args.targetPaneId),
     ];
     if (args.keepZoom) command.push("-Z");
-    const [, output] = await ctx.tmux.run([
-      command,
+    const caller = await ctx.caller.guardedPane(ctx.tmux);
+    const other = caller === args.paneId
+      ? args.targetPaneId
+      : caller === args.targetPaneId
+      ? args.paneId
+      : null;
+    const [swapped, output] = await ctx.tmux.run([
+      caller && other ? unlessIntoSynced(caller, other, command) : command,
       listPanesCommand({ kind: "pane", paneId: args.paneId }),
     ]);
+    if (caller && other && swapped.split("\n")[0] === INTO_SYNCED) {
+      throw ownPaneRefusal(`pane ${caller}`, {
+        harm:
+          `swapping it with pane ${other} would move it into a window with synchronize-panes on, ` +
+          "where keys typed into it (the agent's own terminal) are also typed into the window's other panes",
+        hint:
+          "Turn synchronization off there first (set_synchronize_panes with enabled: false), or " +
+          "swap with a pane of another window.",
+      });
+    }
     const [pane] = parsePanes(output, null);
     if (!pane) throw noSuch("pane");
     ctx.topologyChanged();
