@@ -594,6 +594,26 @@ serverTest(
 );
 
 serverTest(
+  "caller: a TMUX_PANE the driven server does not have (inherited from a closed pane) is no caller",
+  async (fx, s) => {
+    // An editor started from a shell in tmux keeps TMUX and TMUX_PANE after
+    // that pane closed, and hands them to the servers it starts later.
+    const first = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
+    assert(first !== "%99", "the fixture has no pane %99");
+    const { panes } = await s.ok<{ panes: Pane[] }>("list_panes");
+    assert(panes.every((p) => !p.isCaller), "no pane is marked");
+    // Reading tools default to the active pane of the first session, not to a missing pane.
+    assertEquals((await s.ok<{ pane: Pane }>("snapshot_pane", {})).pane.paneId, first);
+    assertEquals((await s.ok<{ paneId: string }>("capture_pane", {})).paneId, first);
+    assert(
+      !(s.client.getInstructions() ?? "").includes("%99"),
+      "the instructions name no own pane",
+    );
+  },
+  { env: (fx) => ({ TMUX: `${fx.socketPath},1,0`, TMUX_PANE: "%99" }) },
+);
+
+serverTest(
   "caller: TMUX pointing at another socket marks nothing",
   async (_fx, s) => {
     const { panes } = await s.ok<{ panes: Pane[] }>("list_panes");

@@ -25,17 +25,26 @@ export function parseTmuxVariable(value: string): { socketPath: string; pid: num
 }
 
 /**
- * Whether `TMUX` names the driven server. The server is asked for its own
- * socket path and pid: the path we were given may spell the same socket
- * differently (a symlinked directory, `//`, `/./`, macOS's `/tmp` for
- * `/private/tmp`), and a pane's `TMUX` always carries the server's spelling.
- * Either one matching is enough: a false match only protects a pane more.
+ * Whether `TMUX` names the driven server and `pane` is one of its panes.
+ * The server is asked for its own socket path and pid: the path we were
+ * given may spell the same socket differently (a symlinked directory, `//`,
+ * `/./`, macOS's `/tmp` for `/private/tmp`), and a pane's `TMUX` always
+ * carries the server's spelling. Either one matching is enough: a false
+ * match only protects a pane more. A pane the server does not have is no
+ * caller: the variables were inherited from a pane since closed (an editor
+ * started from a shell in tmux, which started this server later), and tmux
+ * never gives its id to another pane while it runs.
  */
-async function sameServer(tmux: Tmux, named: { socketPath: string; pid: number }) {
-  const out = await tmux.one(["display-message", "-p", "#{pid},#{socket_path}"]);
+async function onServer(tmux: Tmux, named: { socketPath: string; pid: number }, pane: string) {
+  const [out, found] = await tmux.run([
+    ["display-message", "-p", "#{pid},#{socket_path}"],
+    // Not display-message: it runs its template through strftime(3), where %N is a field width.
+    ["list-panes", "-a", "-f", `#{==:#{pane_id},${pane}}`, "-F", "#{pane_id}"],
+  ]);
   const comma = out.indexOf(",");
   const pid = Number(out.slice(0, comma));
-  return out.slice(comma + 1) === named.socketPath || (pid > 0 && pid === named.pid);
+  const sameServer = out.slice(comma + 1) === named.socketPath || (pid > 0 && pid === named.pid);
+  return sameServer && found.split("\n")[0] === pane;
 }
 
 /** The caller's pane, resolved against the driven server once it runs. */
@@ -51,8 +60,9 @@ export class Caller {
   }
 
   /**
-   * The caller's pane when it is verified to be on the driven server, else
-   * null. Resolved once the driven server answers, then cached.
+   * The caller's pane when it is verified to be on the driven server (the
+   * server `TMUX` names, and it has the pane), else null. Resolved once the
+   * driven server answers, then cached.
    */
   async verifiedPane(tmux: Tmux): Promise<string | null> {
     if (this.#verified !== undefined) return this.#verified;
@@ -60,7 +70,7 @@ export class Caller {
     const parsed = this.env.tmux ? parseTmuxVariable(this.env.tmux) : null;
     if (!pane || !parsed) return (this.#verified = null);
     try {
-      this.#verified = await sameServer(tmux, parsed) ? pane : null;
+      this.#verified = await onServer(tmux, parsed, pane) ? pane : null;
     } catch (error) {
       // No server yet: nothing can be the caller now; ask again later.
       if (error instanceof TmuxError && error.kind === "no_server") return null;
