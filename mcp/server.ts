@@ -131,6 +131,8 @@ export class TmuxMcpServer {
   /** A topology change asked for the list to be compared in the next check. */
   #listingDue = false;
   #disposed = false;
+  /** Tool calls being handled: dispose() lets them finish their clean-up. */
+  readonly #inFlight = new Set<Promise<ToolResult>>();
 
   /** Builds the server; call `server.connect(transport)` to serve. */
   constructor(options: ServerOptions) {
@@ -335,12 +337,23 @@ export class TmuxMcpServer {
     }
   }
 
-  /** Stops timers and ends every subscription; the caller closes the transport. */
+  /**
+   * Stops timers, ends every subscription and waits for the tool calls in
+   * flight to end; the caller closes the transport afterwards. The protocol
+   * aborts those calls when the connection closes, and an aborted call still
+   * talks to tmux to leave nothing behind (a run releases its `wait-for`
+   * waiter by signalling its channel: a killed waiter stays registered in
+   * tmux 3.3a and swallows the shell's signal), which must reach tmux before
+   * the transport closes and the process exits.
+   */
   async dispose(): Promise<void> {
     this.#disposed = true;
     clearTimeout(this.#listChangedTimer);
     this.#listChangedTimer = undefined;
-    await Promise.allSettled(this.#options.resources.map((p) => p.close?.()));
+    await Promise.allSettled([
+      ...this.#options.resources.map((p) => p.close?.()),
+      ...this.#inFlight,
+    ]);
   }
 
   async #call(name: string, rawArgs: unknown, extra: Extra): Promise<ToolResult> {
@@ -354,7 +367,13 @@ export class TmuxMcpServer {
         ),
       );
     }
-    return await this.#run(tool, rawArgs, this.#context(tool, extra));
+    const running = this.#run(tool, rawArgs, this.#context(tool, extra));
+    this.#inFlight.add(running);
+    try {
+      return await running;
+    } finally {
+      this.#inFlight.delete(running);
+    }
   }
 
   /** Runs one tool call through the pipeline; never throws. */

@@ -10,7 +10,14 @@
  */
 
 import { assert, assertEquals } from "./assert.ts";
-import { processTable, type Session, startServer } from "./harness.ts";
+import {
+  countingTmux,
+  eventually,
+  processTable,
+  type Session,
+  startServer,
+  TmuxFixture,
+} from "./harness.ts";
 import {
   descendants,
   readTopology,
@@ -21,6 +28,8 @@ import {
 } from "./hardening.ts";
 
 const BOUND_MS = 60_000;
+/** Failure bound of a wait that must end at once when nothing is left behind. */
+const WAITER_BOUND_MS = 10_000;
 
 /** Calls `tool` and aborts the request once `ready` resolves; resolves when the call settled. */
 async function cancelAfter(
@@ -174,4 +183,76 @@ function settlesTo(pid: number, parts: string[]): Promise<void> {
       }
     })(),
   );
+}
+
+for (const transport of ["control", "process"] as const) {
+  Deno.test(`leaks: stdin ending while runs wait leaves no wait-for waiter in tmux [${transport}]`, async () => {
+    const fx = await TmuxFixture.start();
+    let s: Session | undefined;
+    try {
+      const panes = [await fx.shellPane(), await fx.shellPane(), await fx.shellPane()];
+      // A wrapper (a shell that logs, then execs tmux) makes every tmux
+      // process a little slower to reach the server, as a loaded machine
+      // does: a release still on its way when the process exits is lost.
+      const wrapper = await countingTmux(fx.dir);
+      s = await startServer(fx.socketPath, {
+        args: ["--transport", transport, "--tmux", wrapper.binary],
+        denoFlags: [`--allow-run=${wrapper.binary}`],
+      });
+      const session = s;
+      const pid = s.transport.pid!;
+      const sock = fx.socketPath;
+      const runs = await Promise.all(panes.map(async (pane, i) => {
+        const begun = fx.tmux("wait-for", `run-begun-${i}`);
+        void session.call("run_shell_command", {
+          paneId: pane,
+          command:
+            `tmux -S '${sock}' wait-for -S run-begun-${i}; tmux -S '${sock}' wait-for run-finish-${i}`,
+        }).catch(() => undefined);
+        await within(BOUND_MS, "the command began", begun);
+        const mark = await fx.tmux("show-options", "-pqv", "-t", pane, "@tmux_mcp_running");
+        const id = mark.split(".")[0];
+        const channel = `tmux-mcp-run-${id}`;
+        // The run's waiter is tmux itself (the wrapper exec'd it), not the wrapper any more.
+        await within(
+          BOUND_MS,
+          `the waiter of ${channel}`,
+          eventually(
+            async () =>
+              (await descendants(pid)).some((p) =>
+                p.args.includes(`wait-for -- ${channel}`) && !p.args.includes(wrapper.binary)
+              ),
+            `the waiter of ${channel} runs tmux`,
+          ),
+        );
+        return { pane, id };
+      }));
+      // A round trip after the waiters connected: tmux has registered them.
+      await fx.tmux("display-message", "-p", "#{pid}");
+      // The client goes away while the runs wait on their channels.
+      await s.close();
+      s = undefined;
+      for (const [i, { pane, id }] of runs.entries()) {
+        // The command ends: its frame stores the status, then signals the
+        // run's channel, in one command list that tmux runs in one go.
+        await fx.tmux("wait-for", "-S", `run-finish-${i}`);
+        await eventually(
+          async () =>
+            (await fx.tmux("show-options", "-pqv", "-t", pane, `@tmux_mcp_status_${id}`)) !== "",
+          `run ${i} stored its status`,
+        );
+        // A waiter the server killed instead of releasing stays registered in
+        // tmux 3.3a and swallowed that signal; without one, tmux kept it for
+        // the next waiter, which returns at once.
+        await within(
+          WAITER_BOUND_MS,
+          `the end signal of run ${i} reaches a new waiter (a waiter left in tmux swallowed it)`,
+          fx.tmux("wait-for", `tmux-mcp-run-${id}`),
+        );
+      }
+    } finally {
+      await s?.close();
+      await fx.close();
+    }
+  });
 }
