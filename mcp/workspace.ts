@@ -16,7 +16,7 @@
 import { z } from "zod";
 import { TmuxError } from "../tmux/errors.ts";
 import { escapeFormat } from "../tmux/format.ts";
-import { getPane, noSuch, PANE_FORMAT, type PaneView } from "../tmux/views.ts";
+import { getPane, PANE_FORMAT, type PaneView } from "../tmux/views.ts";
 import { ToolError } from "./errors.ts";
 import type { ToolContext } from "./registry.ts";
 
@@ -190,16 +190,6 @@ export async function withoutValues<T>(
     throw new TmuxError(error.kind, message, error.hint);
   }
 }
-
-/**
- * What option commands print for a target that does not exist ("no such
- * session: NAME", unlike the "can't find" of most commands), as no-such errors.
- */
-export const MISSING: [RegExp, Error][] = [
-  [/no such session/, noSuch("session")],
-  [/no such window/, noSuch("window")],
-  [/no such pane/, noSuch("pane")],
-];
 
 /** The error for a call that names nothing to do. */
 export function nothingToDo(what: string): ToolError {

@@ -909,6 +909,29 @@ serverTest(
 );
 
 serverTest(
+  "a missing session reads as 'tmux has no such session' in every tool that names one",
+  async (fx, s) => {
+    // show_environment's tmux command says "no such session: NAME" where most
+    // say "can't find session: NAME"; the agent gets the same error either way.
+    for (
+      const [tool, args] of [
+        ["show_environment", { session: "gone-session" }],
+        ["show_environment", { session: "gone-session", name: "PATH" }],
+        ["list_windows", { session: "gone-session" }],
+      ] as const
+    ) {
+      const text = await s.fails(tool, args);
+      assertEquals(
+        text,
+        `${tool} failed: tmux has no such session. ` +
+          "List what exists with list_sessions, list_windows or list_panes and use an id from there.",
+      );
+    }
+    assertEquals(await fx.tmux("list-sessions", "-F", "#{session_name}"), "main");
+  },
+);
+
+serverTest(
   "get_server_info counts each window and pane once, however many sessions show it",
   async (fx, s, pane) => {
     await fx.tmux("split-window", "-t", pane);

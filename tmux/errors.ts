@@ -52,14 +52,10 @@ export function classifyTmuxFailure(stderr: string, socketLabel: string): TmuxEr
   // A command without -t resolves "the current" object from the best
   // session; only a server without sessions has none (tmux 3.3a, measured).
   if (/^no current (target|session|window|pane)$/i.test(text)) return noSessionError(socketLabel);
-  const missing = text.match(/can't find (session|window|pane|client)/i);
-  if (missing) {
-    return new TmuxError(
-      "no_target",
-      `tmux has no such ${missing[1].toLowerCase()}`,
-      "List what exists with list_sessions, list_windows or list_panes and use an id from there.",
-    );
-  }
+  // Most commands say "can't find session: NAME"; the environment and option
+  // commands say "no such session: NAME" for the same missing target.
+  const missing = text.match(/(?:can't find|no such) (session|window|pane|client)\b/i);
+  if (missing) return noTargetError(missing[1].toLowerCase());
   // tmux puts the offending value after a colon ("invalid option: x"); keep
   // only the clause before it so no rejected argument is echoed back.
   const clause = text.split(": ")[0].trim();
@@ -102,5 +98,14 @@ export function noSessionError(
     "no_session",
     `the tmux server on ${socketLabel} has no sessions${consequence}`,
     hint,
+  );
+}
+
+/** The error for a session, window, pane or client that tmux does not have. */
+export function noTargetError(what: string): TmuxError {
+  return new TmuxError(
+    "no_target",
+    `tmux has no such ${what}`,
+    "List what exists with list_sessions, list_windows or list_panes and use an id from there.",
   );
 }

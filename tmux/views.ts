@@ -8,7 +8,7 @@
 
 import { isOwnClientName } from "./children.ts";
 import type { Tmux } from "./client.ts";
-import { TmuxError } from "./errors.ts";
+import { noTargetError, TmuxError } from "./errors.ts";
 import {
   type Field,
   flag,
@@ -222,11 +222,7 @@ export async function getPaneWith(
 
 /** The error for a target that does not exist. */
 export function noSuch(what: "session" | "window" | "pane"): TmuxError {
-  return new TmuxError(
-    "no_target",
-    `tmux has no such ${what}`,
-    "List what exists with list_sessions, list_windows or list_panes and use an id from there.",
-  );
+  return noTargetError(what);
 }
 
 /** True for the error of a socket with no tmux server behind it. */

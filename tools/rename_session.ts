@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ToolError } from "../mcp/errors.ts";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { session, sessionView } from "../mcp/schemas.ts";
-import { MISSING, sessionName, withoutValues } from "../mcp/workspace.ts";
+import { sessionName, withoutValues } from "../mcp/workspace.ts";
 import { escapeFormat } from "../tmux/format.ts";
 import { sessionTarget, sessionWindowTarget } from "../tmux/targets.ts";
 import { findSession, listSessionsCommand, parseSessions } from "../tmux/views.ts";
@@ -39,7 +39,7 @@ export const renameSession = defineTool({
           ["rename-session", "-t", target, "--", escapeFormat(args.newName)],
           listSessionsCommand(),
         ]),
-      [...MISSING, [
+      [[
         /duplicate session/,
         new ToolError(
           "another session already has that name (tmux stores ':' and '.' as '_')",

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { action, session } from "../mcp/schemas.ts";
-import { MISSING, withoutValues } from "../mcp/workspace.ts";
+import { withoutValues } from "../mcp/workspace.ts";
 import { sessionWindowTarget } from "../tmux/targets.ts";
 
 const FORMAT = "#{session_id} #{history-limit}";
@@ -33,7 +33,7 @@ export const setHistoryLimit = defineTool({
         ["display-message", "-p", "-t", target, FORMAT],
         ["set-option", "-t", target, "history-limit", String(args.lines)],
         ["display-message", "-p", "-t", target, FORMAT],
-      ]), MISSING);
+      ]));
     const [sessionId, value] = after.split(" ");
     return { changed: before.split(" ")[1] !== value, sessionId };
   },

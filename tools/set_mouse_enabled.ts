@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { action, optionalSession } from "../mcp/schemas.ts";
-import { MISSING, withoutValues } from "../mcp/workspace.ts";
+import { withoutValues } from "../mcp/workspace.ts";
 import { sessionWindowTarget } from "../tmux/targets.ts";
 
 /** The set_mouse_enabled tool. */
@@ -39,7 +39,7 @@ export const setMouseEnabled = defineTool({
         ["display-message", "-p", "-t", target, "#{session_id} #{mouse}"],
         ["set-option", "-t", target, "mouse", value],
         ["display-message", "-p", "-t", target, "#{session_id} #{mouse}"],
-      ]), MISSING);
+      ]));
     const [sessionId, now] = after.split(" ");
     return { changed: before.split(" ")[1] !== now, sessionId };
   },

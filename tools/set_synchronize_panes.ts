@@ -5,7 +5,7 @@ import { ToolError } from "../mcp/errors.ts";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { action, windowId } from "../mcp/schemas.ts";
 import { heldCaller, unlessHoldsCaller } from "../mcp/caller_guard.ts";
-import { MISSING, withoutValues } from "../mcp/workspace.ts";
+import { withoutValues } from "../mcp/workspace.ts";
 import { windowTarget } from "../tmux/targets.ts";
 
 /** The set_synchronize_panes tool. */
@@ -50,7 +50,6 @@ export const setSynchronizePanes = defineTool({
     const [before, changed, after] = await withoutValues(
       [],
       () => ctx.tmux.run([read, ...unlessHoldsCaller(caller, target, "window", [set]), read]),
-      MISSING,
     );
     if (heldCaller(caller, changed)) {
       throw new ToolError(
