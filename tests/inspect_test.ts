@@ -135,9 +135,12 @@ serverTest(
         .pane;
     assertEquals([(await at(0)).paneId, (await at(0)).index], [first, 1]);
     assertEquals((await at(1)).paneId, second);
-    assertStringIncludes(
+    // A position past the last pane is named as such: the window exists.
+    assertEquals(
       await s.fails("find_pane_by_position", { windowId, position: 2 }),
-      "no such pane",
+      "find_pane_by_position failed: the window has 2 panes, so none is at that position. " +
+        "Give a position from 0 to 1 (0 is the window's first pane), " +
+        "or list the window's panes with list_panes and windowId.",
     );
   },
 );

@@ -50,6 +50,17 @@ export const findPaneByPosition = defineTool({
       ["list-panes", "-t", args.windowId, "-F", formatOf(EDGES)],
     ]);
     const edges = parseRows(EDGES, edgesOut);
+    // The window exists (list-panes found it): a position past its last pane
+    // is the caller's mistake, not a pane tmux lost.
+    if (hasPosition && (args.position as number) >= edges.length) {
+      throw new ToolError(
+        `the window has ${edges.length} pane${
+          edges.length === 1 ? "" : "s"
+        }, so none is at that position`,
+        `Give a position from 0 to ${edges.length - 1} (0 is the window's first pane), ` +
+          "or list the window's panes with list_panes and windowId.",
+      );
+    }
     // tmux numbers panes from pane-base-index (often 1 in user configs);
     // position counts from 0 in tmux's order whatever that option says.
     const match = hasPosition
