@@ -58,7 +58,8 @@ function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
       if (issue.expected === "number" && typeof valueAt(raw, issue.path) === "number") {
         return `${where} must be a finite number`;
       }
-      return `${where} must be ${article(issue.expected)}`;
+      // zod names an integer check "int".
+      return `${where} must be ${article(issue.expected === "int" ? "integer" : issue.expected)}`;
     case "too_small":
       return `${where} ${boundText("at least", issue.minimum, issue.origin)}`;
     case "too_big":
@@ -87,6 +88,11 @@ function article(expected: string): string {
 }
 
 function boundText(word: string, bound: number | bigint, origin: string): string {
-  const unit = origin === "string" ? " characters long" : origin === "array" ? " items" : "";
+  const one = Number(bound) === 1;
+  const unit = origin === "string"
+    ? ` character${one ? "" : "s"} long`
+    : origin === "array"
+    ? ` item${one ? "" : "s"}`
+    : "";
   return `must be ${word} ${bound}${unit}`;
 }

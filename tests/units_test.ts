@@ -351,6 +351,33 @@ Deno.test("arguments: a wrong type is not 'required'; one bound is reported, the
   assertEquals(message, "invalid arguments: 'end' must be at most 100");
 });
 
+Deno.test("arguments: bounds and integers read as English ('1 item', 'an integer')", async () => {
+  const { parseArguments } = await import("../mcp/arguments.ts");
+  const schema = z.strictObject({
+    list: z.array(z.string()).min(1).max(2).nullish(),
+    name: z.string().min(1).nullish(),
+    count: z.int().nullish(),
+  });
+  const message = (args: Record<string, unknown>) => {
+    try {
+      parseArguments(schema, args);
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return "accepted";
+  };
+  assertEquals(message({ list: [] }), "invalid arguments: 'list' must be at least 1 item");
+  assertEquals(
+    message({ list: ["a", "b", "c"] }),
+    "invalid arguments: 'list' must be at most 2 items",
+  );
+  assertEquals(
+    message({ name: "" }),
+    "invalid arguments: 'name' must be at least 1 character long",
+  );
+  assertEquals(message({ count: 1.5 }), "invalid arguments: 'count' must be an integer");
+});
+
 Deno.test("arguments: every timeoutSeconds takes any finite non-negative number; others are refused", async () => {
   const { parseArguments } = await import("../mcp/arguments.ts");
   const { ToolError } = await import("../mcp/errors.ts");
