@@ -174,7 +174,10 @@ export function typingCommands(paneId: string, op: Typing): string[][] {
 /** A short description of what `op` sent, for results. */
 export function describeTyping(op: Typing): string {
   const parts: string[] = [];
-  if (op.text) parts.push(`${[...op.text].length} characters of text`);
+  if (op.text) {
+    const n = [...op.text].length;
+    parts.push(`${n} character${n === 1 ? "" : "s"} of text`);
+  }
   if (op.keys?.length) parts.push(`keys ${op.keys.map(sendableKey).join(" ")}`);
   if (op.enter) parts.push("Enter");
   return parts.join(", then ");

@@ -7,7 +7,7 @@
 
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
 import { countingTmux, eventually, type Session, startServer, TmuxFixture } from "./harness.ts";
-import { isKeyName, sendableKey } from "../mcp/keys.ts";
+import { describeTyping, isKeyName, sendableKey } from "../mcp/keys.ts";
 import { chunkText } from "../tmux/chunks.ts";
 
 const BASH = "bash --norc --noprofile";
@@ -260,6 +260,12 @@ Deno.test("key names: tmux names and modifiers pass, anything else is refused", 
   const sendable = ["S-Tab", "c-S-tab", "S-BTab", "S-a", "M-s-b", "S-Up", "S-F5", "C-c", "^S", "S"]
     .map(sendableKey);
   assertEquals(sendable, ["BTab", "c-BTab", "BTab", "A", "M-B", "S-Up", "S-F5", "C-c", "^S", "S"]);
+  // What send_keys reports it sent, in English for one character too.
+  assertEquals(describeTyping({ text: "y", enter: true }), "1 character of text, then Enter");
+  assertEquals(
+    describeTyping({ text: "€€", keys: ["S-Tab"] }),
+    "2 characters of text, then keys BTab",
+  );
 });
 
 Deno.test("chunks never split a character and respect the byte limit", () => {
