@@ -105,6 +105,29 @@ export function splitRecords(output: string, count: number): string[] {
   return records;
 }
 
+/**
+ * The error for a pane whose new process ended before the call could read it
+ * back: without remain-on-exit tmux closes such a pane at once, and its
+ * window and session with it when it was their last. tmux reports the
+ * failure only as a missing target in the next command, which read like a
+ * wrong id given by the caller.
+ */
+export function exitedAtOnce(): ToolError {
+  return new ToolError(
+    "the new process exited as soon as it started, so tmux closed its pane (and its window and session " +
+      "when that was their last pane); nothing of it is left",
+    "Check the environment given (PATH, SHELL) and the tmux options default-command and default-shell, " +
+      "then try again.",
+  );
+}
+
+/** True for an error saying the target (or the whole tmux server) is gone. */
+export function isGone(error: unknown): boolean {
+  return error instanceof TmuxError &&
+    (error.kind === "no_target" || error.kind === "no_server" ||
+      (error.kind === "failed" && /no such (session|window|pane)/.test(error.message)));
+}
+
 /** How long a new process may take to reach its start directory before we judge it. */
 const SETTLE_MS = 2_000;
 
@@ -142,7 +165,11 @@ export async function confirmDirectory(
       return { pane: current, startDirectoryConfirmed: false };
     }
     await new Promise((resolve) => setTimeout(resolve, 25));
-    current = await getPane(ctx.tmux, pane.paneId, callerPane);
+    try {
+      current = await getPane(ctx.tmux, pane.paneId, callerPane);
+    } catch (error) {
+      throw isGone(error) ? exitedAtOnce() : error;
+    }
   }
 }
 

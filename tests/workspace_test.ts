@@ -9,6 +9,7 @@
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
 import {
   ALL_TOOLSETS,
+  eventually,
   serverTest,
   type ServerTestBody,
   startServer,
@@ -850,3 +851,38 @@ for (const transport of TRANSPORTS) {
     }
   });
 }
+
+// The fixture's panes start `env ... bash`, so PATH=/nope makes the new
+// process fail at once; without remain-on-exit tmux then closes the pane (and
+// a new window or session with it). Whether the tool reads the object back
+// before or after tmux closes it is a race, so each tool runs a few times:
+// either outcome is fine, a "no such" error blaming the caller's ids is not.
+// Control transport only: a command from an unattached client (the process
+// transport) gives the new process that client's PATH instead (tmux spawn.c).
+workspaceTest(
+  "a new process that exits at once is reported as such, not as a wrong id",
+  async (fx, s, pane) => {
+    const env = { environment: { PATH: "/nope" }, startDirectory: "/" };
+    const calls: [string, Record<string, unknown>][] = [
+      ["create_session", env],
+      ["create_session", { environment: { PATH: "/nope" } }],
+      ["create_window", { session: "main", ...env }],
+      ["split_window", { paneId: pane, ...env }],
+    ];
+    for (const [tool, args] of calls) {
+      for (let i = 0; i < 6; i++) {
+        const result = await s.call(tool, args);
+        if (result.isError) {
+          const text = (result.content[0] as { text: string }).text;
+          assertStringIncludes(text, "exited as soon as it started", `${tool}: ${text}`);
+          assert(!text.includes("no such"), `${tool}: ${text}`);
+        }
+        // Nothing half-done: the pane that failed goes, with what it made.
+        await eventually(
+          async () => (await fx.tmux("list-panes", "-a", "-F", "#{pane_id}")) === pane,
+          "only the fixture's pane is left",
+        );
+      }
+    }
+  },
+);

@@ -10,6 +10,8 @@ import {
   directoryArgs,
   environment,
   environmentArgs,
+  exitedAtOnce,
+  isGone,
   nameText,
   renderStarted,
   sessionName,
@@ -88,7 +90,9 @@ export const createSession = defineTool({
       // them; the first shell already has them, so take them out again.
       await ctx.tmux.run(
         names.map((name) => ["set-environment", "-t", session.sessionId, "-u", name]),
-      );
+      ).catch((error) => {
+        throw isGone(error) ? exitedAtOnce() : error;
+      });
     }
     const [window] = parseWindows(w);
     const [pane] = parsePanes(p, caller);
