@@ -135,8 +135,24 @@ export function isGone(error: unknown): boolean {
 const SETTLE_MS = 2_000;
 
 function samePath(a: string, b: string): boolean {
-  const trim = (p: string) => (p.length > 1 ? p.replace(/\/+$/, "") : p);
-  return trim(a) === trim(b);
+  return tidyPath(a) === tidyPath(b);
+}
+
+/**
+ * An absolute path with its spelling tidied as the kernel reads it: `//`,
+ * `/./` and a trailing `/` dropped, `..` taken back a step. Symbolic links
+ * are not followed (the server may not read the filesystem), so a `..` after
+ * one can tidy to a path the process is not in; that only leaves a directory
+ * unconfirmed, never confirms a wrong one (the read-back path is the real one).
+ */
+function tidyPath(path: string): string {
+  const parts: string[] = [];
+  for (const part of path.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") parts.pop();
+    else parts.push(part);
+  }
+  return `/${parts.join("/")}`;
 }
 
 /**

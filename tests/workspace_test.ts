@@ -258,6 +258,14 @@ workspaceTest(
     });
     assertEquals(split.startDirectoryConfirmed, true);
     assertEquals(await show(fx, split.pane.paneId, "#{pane_current_path}"), literal);
+    // The same directory spelled another way (//, /./, ..) is the same directory.
+    const parent = literal.slice(0, literal.lastIndexOf("/"));
+    const leaf = literal.slice(literal.lastIndexOf("/") + 1);
+    const spelled = await s.ok<{ startDirectoryConfirmed: boolean }>("split_window", {
+      paneId: window.pane.paneId,
+      startDirectory: `/${parent}/./${leaf}/../${leaf}`,
+    });
+    assertEquals(spelled.startDirectoryConfirmed, true);
     await assertNoFile(`${fx.dir}/expanded`);
     // tmux starts the shell elsewhere without an error: the result says so.
     const missing = `${fx.dir}/does-not-exist`;
