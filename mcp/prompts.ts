@@ -243,16 +243,27 @@ const buildWorkspace: PromptDef = {
   description:
     "Create a tmux session with named windows, optionally starting a command in each, and report the ids.",
   arguments: [
-    { name: "sessionName", description: "Name of the session to create.", required: true },
+    {
+      name: "sessionName",
+      description: "Name of the session to create (not starting with $).",
+      required: true,
+    },
     {
       name: "windows",
       description:
-        "Comma-separated window names; name=command starts a command in that window, e.g. editor, server=npm run dev, logs=tail -f app.log",
+        "Comma-separated window names; name=command starts a command in that window, e.g. editor, server=npm run dev, logs=tail -f app.log (a command cannot hold a comma: start such a command after the workspace is built)",
       required: true,
     },
   ],
   offered: (env) => env.has("create_session") && env.has("create_window"),
   render({ sessionName, windows }, env) {
+    // create_session refuses it: tmux reads a session starting with $ as an id.
+    if (sessionName.startsWith("$")) {
+      throw new ResourceError(
+        "sessionName must not start with $ (tmux reads a session starting with $ as a session id)",
+        INVALID_PARAMS,
+      );
+    }
     const wanted = parseWindows(windows);
     if (wanted.length === 0 || wanted.some((w) => w.name === "")) {
       throw new ResourceError(

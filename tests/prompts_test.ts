@@ -115,6 +115,11 @@ Deno.test("prompts: build_workspace reads names and commands; windows are checke
     prompts.get("build_workspace", { sessionName: "x", windows: " , " })
   );
   assertStringIncludes(error, "at least one window");
+  // The recipe's create_session would refuse it: the prompt says so first.
+  const dollar = await rejection(() =>
+    prompts.get("build_workspace", { sessionName: "$work", windows: "editor" })
+  );
+  assertStringIncludes(dollar, "must not start with $");
   // A program that fails at once printed its error before any wait began:
   // the recipe reads the pane before it waits for more.
   const recipe = await render(prompts, "build_workspace", {
