@@ -343,6 +343,22 @@ serverTest(
   { args: ["--max-bytes", "4000"] },
 );
 
+serverTest(
+  "budgets: every session's windows over --max-bytes are refused with session as the narrower read",
+  async (fx, s) => {
+    const args: string[] = [];
+    for (let i = 0; i < 30; i++) args.push(";", "new-session", "-d", "-s", `extra${i}`);
+    await fx.tmux(...args.slice(1));
+    const error = await s.fails("list_windows", {});
+    assertStringIncludes(error, "byte budget");
+    assertStringIncludes(error, "Give session");
+    const one = await s.call("list_windows", { session: "extra0" });
+    assert(!one.isError);
+    assertWithinBytes(one, 4000);
+  },
+  { args: ["--max-bytes", "4000"] },
+);
+
 serverTest("budgets: the whole result fits --max-bytes", async (fx, s) => {
   const paneId = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
   await fx.runInPane(paneId, "clear; seq -f 'row %g ééé日本' 1 400");

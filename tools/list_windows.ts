@@ -19,6 +19,7 @@ export const listWindows = defineTool({
   }),
   output: z.object({ windows: z.array(windowView) }),
   render: (r) => renderWindows(r.windows),
+  overBudgetHint: "Give session to list one session's windows, or raise --max-bytes.",
   async handler({ session }, ctx) {
     try {
       return {
