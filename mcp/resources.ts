@@ -85,3 +85,54 @@ export class ResourceError extends Error {
     this.name = "ResourceError";
   }
 }
+
+/** One page of a `resources/list` answer. */
+export interface ResourcePage {
+  [key: string]: unknown;
+  /** The resources of this page. */
+  resources: ResourceEntry[];
+  /** Where the next page starts; absent on the last page. */
+  nextCursor?: string;
+}
+
+/**
+ * The page of `resources` that starts at `cursor` (absent: the first) and
+ * whose answer fits `maxBytes` as it goes on the wire (CONTRACT §4), with
+ * the cursor of the next page when some are left. A page holds at least one
+ * resource, so paging always ends. The cursor is the index of the page's
+ * first resource: a listing that changed in between is announced by
+ * `list_changed`, and a cursor past its end is refused with what to do.
+ */
+export function resourcePage(
+  resources: readonly ResourceEntry[],
+  cursor: string | undefined,
+  maxBytes: number,
+): ResourcePage {
+  let from = 0;
+  if (cursor !== undefined) {
+    const match = /^r([0-9]{1,9})$/.exec(cursor);
+    from = match ? Number(match[1]) : -1;
+    if (from < 0 || from > resources.length) {
+      throw new ResourceError(
+        "that cursor is not one this listing gave, or the listing has shrunk since. " +
+          "Call resources/list without a cursor to start again",
+        INVALID_PARAMS,
+      );
+    }
+  }
+  const rest = resources.slice(from);
+  const bytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)).length;
+  if (bytes({ resources: rest }) <= maxBytes) return { resources: rest };
+  // Room for the page's frame and the longest cursor, then each resource and its comma.
+  let size = bytes({ resources: [], nextCursor: `r${resources.length}` });
+  let to = from;
+  while (to < resources.length) {
+    const cost = bytes(resources[to]) + (to > from ? 1 : 0);
+    if (to > from && size + cost > maxBytes) break;
+    size += cost;
+    to++;
+  }
+  return to < resources.length
+    ? { resources: resources.slice(from, to), nextCursor: `r${to}` }
+    : { resources: rest };
+}

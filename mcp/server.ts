@@ -48,6 +48,7 @@ import {
   INVALID_PARAMS,
   type ResourceContext,
   ResourceError,
+  resourcePage,
   type ResourceProvider,
 } from "./resources.ts";
 import { errorResult, renderJson, resultBytes, successResult, type ToolResult } from "./results.ts";
@@ -161,10 +162,10 @@ export class TmuxMcpServer {
       (request: CallToolRequest, extra: Extra) =>
         this.#call(request.params.name, request.params.arguments, extra),
     );
-    this.server.setRequestHandler(ListResourcesRequestSchema, async () => {
+    this.server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
       const resources = await this.#listResources();
       this.#lastListing = listingKey(resources);
-      return { resources };
+      return resourcePage(resources, request.params?.cursor, options.settings.maxBytes);
     });
     this.server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
       resourceTemplates: options.resources.flatMap((p) => p.templates?.() ?? []),

@@ -162,6 +162,30 @@ Deno.test("resources: at most 100 panes are listed one by one, and the listing s
   });
 });
 
+Deno.test("resources: a listing over --max-bytes comes in pages that each fit it", async () => {
+  await withNotifications(["--max-bytes", "4000"], async (fx, s) => {
+    const many: string[] = [];
+    for (let i = 0; i < 30; i++) many.push(...(i > 0 ? [";"] : []), "new-window", "-d");
+    await fx.tmux(...many);
+    const uris: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await s.client.listResources(cursor === undefined ? {} : { cursor });
+      const bytes = new TextEncoder().encode(JSON.stringify(page)).length;
+      assert(bytes <= 4000, `page ${pages} is ${bytes} bytes`);
+      uris.push(...page.resources.map((r: { uri: string }) => r.uri));
+      cursor = page.nextCursor;
+      pages++;
+    } while (cursor !== undefined && pages < 100);
+    assert(pages > 1, "31 panes do not fit one page of 4,000 bytes");
+    assertEquals(new Set(uris).size, uris.length, "no resource listed twice");
+    assertEquals(uris.length, 2 + 2 * 31, "capabilities, sessions and two per pane");
+    const error = await rejection(() => s.client.listResources({ cursor: "bogus" }));
+    assertStringIncludes(error, "resources/list without a cursor");
+  });
+});
+
 Deno.test("resources: the content resource keeps within the line budget and says what it dropped", async () => {
   await withNotifications(["--max-lines", "10"], async (fx, s) => {
     const pane = await firstPane(fx);
