@@ -46,7 +46,7 @@ import {
   parseWindows,
   type SessionView,
 } from "../tmux/views.ts";
-import { budgetLines } from "./budget.ts";
+import { budgetLines, utf8Length } from "./budget.ts";
 import { logError } from "./server.ts";
 import { captureLines } from "./panes.ts";
 import {
@@ -152,19 +152,38 @@ async function readPane(tmux: Tmux, paneId: string, caller: string | null): Prom
   return { pane, screen, cursor };
 }
 
-/** The visible text of a pane within the budgets, with a first line saying what was cut. */
-function screenText(ctx: ResourceContext, screen: string): string {
-  const content = budgetLines(
-    captureLines(screen),
-    ctx.settings.maxLines,
-    ctx.settings.maxBytes,
-  );
-  const cut = content.truncated
-    ? [
-      `[${content.droppedLines} older lines and ${content.droppedBytes} bytes dropped to fit the budget]`,
-    ]
-    : [];
-  return [...cut, ...content.lines].join("\n");
+/**
+ * The visible text of a pane within the budgets, with a first line saying
+ * what was cut. The byte budget holds for the read as it goes on the wire
+ * (CONTRACT §4): JSON escaping can double the text (quotes, backslashes), so
+ * the text's own budget is the largest that keeps the whole read within it.
+ */
+function screenText(ctx: ResourceContext, uri: string, screen: string): string {
+  const lines = captureLines(screen);
+  const textWithin = (bytes: number) => {
+    const content = budgetLines(lines, ctx.settings.maxLines, bytes);
+    const cut = content.truncated
+      ? [
+        `[${content.droppedLines} older lines and ${content.droppedBytes} bytes dropped to fit the budget]`,
+      ]
+      : [];
+    return [...cut, ...content.lines].join("\n");
+  };
+  const wire = (text: string) =>
+    utf8Length(JSON.stringify({ contents: [{ uri, mimeType: "text/plain", text }] }));
+  const max = ctx.settings.maxBytes;
+  let text = textWithin(max);
+  if (wire(text) <= max) return text;
+  // Bisect the text's budget: the note alone (budget 0) always fits.
+  let [lo, hi] = [0, max];
+  text = textWithin(0);
+  while (hi - lo > 1) {
+    const mid = lo + Math.floor((hi - lo) / 2);
+    const candidate = textWithin(mid);
+    if (wire(candidate) <= max) [lo, text] = [mid, candidate];
+    else hi = mid;
+  }
+  return text;
 }
 
 /** The error a read or subscription of a pane that is not there answers. */
@@ -430,7 +449,7 @@ export class LiveResources implements ResourceProvider {
     }
     return ref.kind === "view"
       ? [{ uri, mimeType: "application/json", text: JSON.stringify(state.pane, null, 2) }]
-      : [{ uri, mimeType: "text/plain", text: screenText(ctx, state.screen) }];
+      : [{ uri, mimeType: "text/plain", text: screenText(ctx, uri, state.screen) }];
   }
 
   /** Subscribes to a pane's view or content, or to the sessions view. */

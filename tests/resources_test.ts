@@ -199,6 +199,20 @@ Deno.test("resources: the content resource keeps within the line budget and says
   });
 });
 
+Deno.test("resources: the content resource fits --max-bytes with its JSON escaping counted", async () => {
+  await withNotifications(["--max-bytes", "4000"], async (fx, s) => {
+    const pane = await firstPane(fx);
+    // About 2,900 quotes: within 4,000 bytes as text, twice that escaped in JSON.
+    await fx.runInPane(pane, `clear; for i in $(seq 29); do printf '%.0s"' $(seq 99); echo; done`);
+    const read = await s.client.readResource({ uri: contentUri(pane) });
+    const bytes = new TextEncoder().encode(JSON.stringify(read)).length;
+    assert(bytes <= 4000, `the read is ${bytes} bytes`);
+    const text = (read.contents[0] as { text: string }).text;
+    assertStringIncludes(text.split("\n")[0], "older lines");
+    assertStringIncludes(text, '"'.repeat(99));
+  });
+});
+
 Deno.test("resources: a killed or unknown pane answers a clear error", async () => {
   await withNotifications([], async (fx, s) => {
     const extra = await fx.tmux("split-window", "-d", "-P", "-F", "#{pane_id}");
