@@ -433,11 +433,21 @@ export class LiveResources implements ResourceProvider {
   /** Reads one of the live views. */
   async read(uri: string, ctx: ResourceContext): Promise<ResourceContents[] | null> {
     if (uri === SESSIONS_URI) {
-      return [{
+      const contents = [{
         uri,
         mimeType: "application/json",
         text: JSON.stringify(await readSessions(ctx), null, 2),
       }];
+      // Every result fits the byte budget (CONTRACT §4); a list cut short would read as whole.
+      if (utf8Length(JSON.stringify({ contents })) > ctx.settings.maxBytes) {
+        throw new ResourceError(
+          `the sessions view is larger than the byte budget (${ctx.settings.maxBytes} bytes). ` +
+            "Read one session with get_session_info {session} (sessions are named in the pane " +
+            "descriptions of resources/list), or raise --max-bytes",
+          INTERNAL_ERROR,
+        );
+      }
+      return contents;
     }
     const ref = parsePaneUri(uri);
     if (!ref) return null;

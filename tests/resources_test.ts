@@ -213,6 +213,18 @@ Deno.test("resources: the content resource fits --max-bytes with its JSON escapi
   });
 });
 
+Deno.test("resources: a sessions view over --max-bytes is refused with what to do", async () => {
+  await withNotifications(["--max-bytes", "4000"], async (fx, s) => {
+    const args: string[] = [];
+    for (let i = 0; i < 40; i++) args.push(";", "new-session", "-d", "-s", `extra${i}`);
+    await fx.tmux(...args.slice(1));
+    const error = await rejection(() => s.client.readResource({ uri: "tmux://sessions" }));
+    assertStringIncludes(error, "byte budget");
+    assertStringIncludes(error, "get_session_info");
+    assertStringIncludes(error, "--max-bytes");
+  });
+});
+
 Deno.test("resources: a killed or unknown pane answers a clear error", async () => {
   await withNotifications([], async (fx, s) => {
     const extra = await fx.tmux("split-window", "-d", "-P", "-F", "#{pane_id}");
