@@ -106,6 +106,27 @@ async function type(fixture: TmuxFixture, pane: string, command: string): Promis
 }
 
 /** The pane's `history_size`, as tmux counts it now. */
+/**
+ * Clears the pane, takes a cursor, runs `seq 1 3`: reading on from the
+ * cursor must return the three lines with nothing missed. Resolves with that read.
+ */
+async function seqAfterClear(
+  fixture: TmuxFixture,
+  session: Session,
+  pane: string,
+): Promise<SinceResult> {
+  await fixture.runInPane(pane, "clear");
+  const cleared = await session.ok<SinceResult>("capture_since", { paneId: pane });
+  await fixture.runInPane(pane, "seq 1 3");
+  const typed = await session.ok<SinceResult>("capture_since", {
+    paneId: pane,
+    cursor: cleared.cursor,
+  });
+  assertEquals([typed.anchorLost, typed.linesMissed], [false, 0]);
+  assertEquals(typed.content.lines.filter((l) => /^\d+$/.test(l)), ["1", "2", "3"]);
+  return typed;
+}
+
 async function historySize(fixture: TmuxFixture, pane: string): Promise<number> {
   return Number(await fixture.tmux("display-message", "-p", "-t", pane, "#{history_size}"));
 }
@@ -738,15 +759,7 @@ Deno.test("capture_since: a clear after rows scrolled is missed lines, even from
     assert(r.linesMissed >= 1, `linesMissed: ${r.linesMissed}`);
     assert(r.content.lines.includes("25"), `the visible screen: ${r.content.lines}`);
     // Nothing scrolled: the command typed onto the prompt and its output, all of it.
-    await fixture.runInPane(pane, "clear");
-    const d = await session.ok<SinceResult>("capture_since", { paneId: pane });
-    await fixture.runInPane(pane, "seq 1 3");
-    const typed = await session.ok<SinceResult>("capture_since", {
-      paneId: pane,
-      cursor: d.cursor,
-    });
-    assertEquals([typed.anchorLost, typed.linesMissed], [false, 0]);
-    assertEquals(typed.content.lines.filter((l) => /^\d+$/.test(l)), ["1", "2", "3"]);
+    await seqAfterClear(fixture, session, pane);
   } finally {
     await teardown(fixture, session);
   }
@@ -780,15 +793,7 @@ Deno.test("capture_since and wait_for_text: a pane without history (history-limi
     assert(w.tail.droppedLines >= 1, `droppedLines: ${w.tail.droppedLines}`);
     // No false alarm: output that scrolled nothing new away, from a cleared
     // screen (no row but the prompt) and from a screen of rows.
-    await fixture.runInPane(pane, "clear");
-    const d = await session.ok<SinceResult>("capture_since", { paneId: pane });
-    await fixture.runInPane(pane, "seq 1 3");
-    const typed = await session.ok<SinceResult>("capture_since", {
-      paneId: pane,
-      cursor: d.cursor,
-    });
-    assertEquals([typed.anchorLost, typed.linesMissed], [false, 0]);
-    assertEquals(typed.content.lines.filter((l) => /^\d+$/.test(l)), ["1", "2", "3"]);
+    const typed = await seqAfterClear(fixture, session, pane);
     await fixture.runInPane(pane, "seq 4 9");
     const screen = await fixture.tmux("capture-pane", "-p", "-t", pane);
     const rows = screen.split("\n");
