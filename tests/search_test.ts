@@ -1,7 +1,7 @@
 /** search_panes over stdio against a real tmux, and the wrapped-line row mapping. */
 
 import { assert, assertEquals, assertStringIncludes, assertWithinBytes } from "./assert.ts";
-import { serverTest } from "./harness.ts";
+import { serverTest, type TmuxFixture } from "./harness.ts";
 import { joinWrappedRows } from "../mcp/wrapped.ts";
 
 /** A small first window, so history and wrapping come quickly. */
@@ -13,6 +13,20 @@ type Found = {
   truncated: boolean;
   skippedPanes: string[];
 };
+
+/**
+ * Runs `command` in tmux once, right after the next `list-panes` (search's
+ * listing), then sets @fired. tmux runs an after- hook before anything else
+ * the listing's client sends, so the captures that follow see its effect.
+ */
+async function afterTheListing(fx: TmuxFixture, command: string): Promise<void> {
+  await fx.tmux(
+    "set-hook",
+    "-g",
+    "after-list-panes",
+    `${command} ; set-hook -gu after-list-panes ; set -g @fired 1`,
+  );
+}
 
 Deno.test("wrapped rows: joined lines map to the row they start on", () => {
   const physical = ["short", "x".repeat(10), "yy", "last"].join("\n");
@@ -230,14 +244,7 @@ serverTest(
     await fx.runInPane(doomed, "echo needle-doomed");
     const later = await fx.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:");
     await fx.runInPane(later, "echo needle-later");
-    // tmux runs an after- hook before anything else the listing's client
-    // sends, so the captures that follow the listing miss the doomed pane.
-    await fx.tmux(
-      "set-hook",
-      "-g",
-      "after-list-panes",
-      `kill-pane -t ${doomed} ; set-hook -gu after-list-panes ; set -g @fired 1`,
-    );
+    await afterTheListing(fx, `kill-pane -t ${doomed}`);
     const found = await s.ok<Found>("search_panes", { pattern: "^needle-" });
     assertEquals(await fx.tmux("show", "-gv", "@fired"), "1", "the kill ran after the listing");
     assertEquals(found.panes.map((p) => p.paneId).sort(), [pane, later].sort());
@@ -251,12 +258,7 @@ serverTest(
   async (fx, s, pane) => {
     await fx.runInPane(pane, "seq 1 40; echo needle-screen");
     // The history shrinks between the listing and the captures.
-    await fx.tmux(
-      "set-hook",
-      "-g",
-      "after-list-panes",
-      `clear-history -t ${pane} ; set-hook -gu after-list-panes ; set -g @fired 1`,
-    );
+    await afterTheListing(fx, `clear-history -t ${pane}`);
     const found = await s.ok<Found>("search_panes", {
       pattern: "^needle-screen",
       includeHistory: true,
