@@ -241,9 +241,15 @@ export class TmuxFixture {
     );
   }
 
+  /** Opens a window in `main` running `command` (else the fixture shell); resolves with its pane. */
+  windowPane(command?: string): Promise<string> {
+    const args = ["new-window", "-P", "-F", "#{pane_id}", "-t", "main:"];
+    return this.tmux(...args, ...(command === undefined ? [] : [command]));
+  }
+
   /** Opens a window in `main` running the fixture shell; resolves with its pane once the shell answers. */
   async shellPane(): Promise<string> {
-    const pane = await this.tmux("new-window", "-P", "-F", "#{pane_id}", "-t", "main:");
+    const pane = await this.windowPane();
     await this.runInPane(pane, "true");
     return pane;
   }

@@ -713,15 +713,7 @@ Deno.test("shell frame: pure parts", () => {
 Deno.test("run_shell_command waits for a new pane's shell to finish starting", async () => {
   await withServer({}, async (fx, s) => {
     // A shell whose start-up runs a program first, as a login shell's profile does.
-    const pane = await fx.tmux(
-      "new-window",
-      "-P",
-      "-F",
-      "#{pane_id}",
-      "-t",
-      "main:",
-      "sleep 0.5; exec bash --norc --noprofile",
-    );
+    const pane = await fx.windowPane("sleep 0.5; exec bash --norc --noprofile");
     const result = await s.ok<{ outcome: string; exitStatus: number; output: { lines: string[] } }>(
       "run_shell_command",
       { paneId: pane, command: "echo ready", timeoutSeconds: 20 },

@@ -218,7 +218,7 @@ serverTest(
   "search_panes: a pane shown in several sessions (linked window, grouped session) is searched once",
   async (fx, s, pane) => {
     await fx.runInPane(pane, "echo needle-shared");
-    const linked = await fx.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:");
+    const linked = await fx.shellPane();
     await fx.runInPane(linked, "echo needle-linked");
     const linkedWindow = await fx.tmux("display-message", "-p", "-t", linked, "#{window_id}");
     await fx.tmux("new-session", "-d", "-s", "other");
@@ -240,9 +240,9 @@ serverTest(
   "search_panes: a pane killed between the listing and its capture is left out, the rest is searched",
   async (fx, s, pane) => {
     await fx.runInPane(pane, "echo needle-kept");
-    const doomed = await fx.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:");
+    const doomed = await fx.shellPane();
     await fx.runInPane(doomed, "echo needle-doomed");
-    const later = await fx.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:");
+    const later = await fx.shellPane();
     await fx.runInPane(later, "echo needle-later");
     await afterTheListing(fx, `kill-pane -t ${doomed}`);
     const found = await s.ok<Found>("search_panes", { pattern: "^needle-" });

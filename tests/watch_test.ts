@@ -59,7 +59,7 @@ async function setup(
     await fixture.tmux("set-option", "-g", "history-limit", String(options.historyLimit));
   }
   // A fresh window: history-limit applies to panes created after it is set.
-  const pane = await fixture.tmux("new-window", "-P", "-F", "#{pane_id}", "-t", "main:", SHELL);
+  const pane = await fixture.windowPane(SHELL);
   await fixture.runInPane(pane, "true");
   const session = await startServer(fixture.socketPath, { args: options.args });
   return { fixture, session, pane };
@@ -338,15 +338,7 @@ Deno.test("wait_for_text: after a clear that leaves no row to find, lines above 
     ].join("\n"),
   );
   const ready = fixture.tmux("wait-for", "ready");
-  const pane = await fixture.tmux(
-    "new-window",
-    "-P",
-    "-F",
-    "#{pane_id}",
-    "-t",
-    "main:",
-    `sh ${script}`,
-  );
+  const pane = await fixture.windowPane(`sh ${script}`);
   await ready;
   const session = await startServer(fixture.socketPath);
   const server = session.transport.pid!;
@@ -900,7 +892,7 @@ Deno.test("capture_since: a width change re-wraps the rows: anchorLost, the scre
 Deno.test("capture_since: a lost place with no row to find again reads what tmux still holds once more (process mode, counted)", async () => {
   const fixture = await TmuxFixture.start({ width: 80, height: 10 });
   try {
-    const pane = await fixture.tmux("new-window", "-P", "-F", "#{pane_id}", "-t", "main:", SHELL);
+    const pane = await fixture.windowPane(SHELL);
     // Blank rows above the prompt: the cursor holds nothing to search for.
     await fixture.runInPane(pane, "yes '' | head -30");
     const counter = await countingTmux(fixture.dir);
@@ -1050,7 +1042,7 @@ Deno.test("watchPaneOutput: wakes on the pane's output, not on others', and on f
     new ProcessTransport("tmux", args, "test socket"),
   );
   try {
-    const pane = await fixture.tmux("new-window", "-P", "-F", "#{pane_id}", "-t", "main:", SHELL);
+    const pane = await fixture.windowPane(SHELL);
     const other = await fixture.tmux("split-window", "-P", "-F", "#{pane_id}", "-t", pane, SHELL);
     await fixture.runInPane(pane, "true");
     await fixture.runInPane(other, "true");
