@@ -894,3 +894,34 @@ workspaceTest(
     }
   },
 );
+
+workspaceTest(
+  "environment.PATH reaches the new process through the control client, and not through a one-shot tmux (README)",
+  async (fx, s) => {
+    const path = "/tmux-mcp-custom:/usr/bin:/bin";
+    const created = await s.ok<{ pane: Pane }>("create_window", {
+      session: "main",
+      environment: { PATH: path, TMUX_MCP_MARK: "set" },
+    });
+    const environ = async (pid: number) =>
+      (await Deno.readTextFile(`/proc/${pid}/environ`)).split("\0");
+    let env = await environ(created.pane.pid!);
+    assert(env.includes(`PATH=${path}`), "the control client's window has the PATH asked for");
+    // A one-shot tmux (what --transport process uses) hands its own PATH over.
+    const pid = await fx.tmux(
+      "new-window",
+      "-P",
+      "-F",
+      "#{pane_pid}",
+      "-t",
+      "main:",
+      "-e",
+      `PATH=${path}`,
+      "-e",
+      "TMUX_MCP_MARK=set",
+    );
+    env = await environ(Number(pid));
+    assert(env.includes("TMUX_MCP_MARK=set"), "other variables arrive");
+    assert(!env.includes(`PATH=${path}`), "tmux 3.3a replaced PATH with the client's own");
+  },
+);
