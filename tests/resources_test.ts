@@ -316,7 +316,7 @@ for (const transport of ["control", "process"]) {
     });
   });
 
-  Deno.test(`resources (${transport}): a subscribed pane's view is updated when focus moves to or from it`, async () => {
+  Deno.test(`resources (${transport}): a subscribed pane's view is updated when focus moves, the window zooms or the pane enters a mode`, async () => {
     await withNotifications(args, async (fx, s, n) => {
       const pane = await firstPane(fx);
       const other = await fx.tmux("split-window", "-d", "-P", "-F", "#{pane_id}");
@@ -328,6 +328,15 @@ for (const transport of ["control", "process"]) {
         await n.next(from, updatedOf(uri), `update after selecting ${focus}`);
         assertEquals(JSON.parse(await readText(s, uri)).active, active);
       }
+      // Zoom and modes print nothing either (README: resized, zoomed, a mode).
+      let from = n.mark();
+      await fx.tmux("resize-pane", "-Z", "-t", pane);
+      await n.next(from, updatedOf(uri), "update after zooming");
+      assertEquals(JSON.parse(await readText(s, uri)).zoomed, true);
+      from = n.mark();
+      await fx.tmux("copy-mode", "-t", pane);
+      await n.next(from, updatedOf(uri), "update after entering copy mode");
+      assertEquals(JSON.parse(await readText(s, uri)).inMode, true);
     });
   });
 
