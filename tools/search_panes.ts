@@ -120,14 +120,13 @@ export const searchPanes = defineTool({
         const capture = captures[i];
         // Killed since the listing: nothing to search, nothing skipped.
         if (!capture) continue;
-        const { physical, joined, historySize } = capture;
+        const { physical, joined, firstRow } = capture;
         if (outOfBudget()) {
           skipped.push(pane.paneId);
           continue;
         }
         scanned += joined.length;
         searched++;
-        const firstRow = args.includeHistory ? -historySize : 0;
         const matches: z.infer<typeof match>[] = [];
         for (const [n, line] of joinWrappedRows(physical, joined, firstRow).entries()) {
           if (n % 256 === 255 && performance.now() > deadline) {
@@ -183,8 +182,11 @@ interface Capture {
   physical: string;
   /** The same rows with wrapped lines joined. */
   joined: string;
-  /** The history's length as the captures saw it (the listing's may be older). */
-  historySize: number;
+  /**
+   * The row number of the first physical row: minus the history's length
+   * as the captures saw it (the listing's may be older), else 0.
+   */
+  firstRow: number;
 }
 
 /**
@@ -198,16 +200,18 @@ async function captureGroup(
   includeHistory: boolean,
 ): Promise<(Capture | null)[]> {
   const range = includeHistory ? ["-S", "-"] : [];
+  // The history's length matters only when the captures hold the history.
+  const perPane = includeHistory ? 3 : 2;
   try {
     const outputs = await tmux.run(group.flatMap((pane) => [
       ["capture-pane", "-p", "-N", "-t", pane.paneId, ...range],
       ["capture-pane", "-p", "-J", "-t", pane.paneId, ...range],
-      ["display-message", "-p", "-t", pane.paneId, "#{history_size}"],
+      ...(includeHistory ? [["display-message", "-p", "-t", pane.paneId, "#{history_size}"]] : []),
     ]));
     return group.map((_, i) => ({
-      physical: outputs[3 * i],
-      joined: outputs[3 * i + 1],
-      historySize: Number(outputs[3 * i + 2]) || 0,
+      physical: outputs[perPane * i],
+      joined: outputs[perPane * i + 1],
+      firstRow: includeHistory ? -(Number(outputs[perPane * i + 2]) || 0) : 0,
     }));
   } catch (error) {
     if (!(error instanceof TmuxError && error.kind === "no_target")) throw error;
