@@ -70,6 +70,7 @@ export const pasteText = defineTool({
     // the text never reached. paste-buffer turns the \n into \r, the byte
     // the Enter key sends.
     const enterBuffer = args.enter ? `${buffer}-enter` : null;
+    const buffers = enterBuffer ? [buffer, enterBuffer] : [buffer];
     const paste = (name: string, bracketed: boolean) => [
       // -d deletes the buffer once pasted.
       "paste-buffer",
@@ -92,13 +93,10 @@ export const pasteText = defineTool({
           paste(buffer, args.bracketed ?? true),
           ...(enterBuffer ? [paste(enterBuffer, false)] : []),
         ],
-        refused: [
-          ["delete-buffer", "-b", buffer],
-          ...(enterBuffer ? [["delete-buffer", "-b", enterBuffer]] : []),
-        ],
+        refused: buffers.map((name) => ["delete-buffer", "-b", name]),
       });
     } catch (error) {
-      await dropBuffers(ctx.tmux, [buffer, ...(enterBuffer ? [enterBuffer] : [])]);
+      await dropBuffers(ctx.tmux, buffers);
       throw error;
     }
     return { paneId: args.paneId, bytes };
