@@ -28,7 +28,7 @@
 
 import type { Tmux } from "../tmux/client.ts";
 import { isOwnClientName } from "../tmux/children.ts";
-import { TmuxError } from "../tmux/errors.ts";
+import { isGone, TmuxError } from "../tmux/errors.ts";
 import { FollowingWatch } from "../tmux/output_watch.ts";
 import { TOPOLOGY_SUBSCRIPTION } from "../tmux/topology_listen.ts";
 import { PANE_ID, paneTarget } from "../tmux/targets.ts";
@@ -201,10 +201,6 @@ function paneMissing(error: unknown): Error {
     );
   }
   return error instanceof Error ? error : new Error(String(error));
-}
-
-function isGone(error: unknown): boolean {
-  return error instanceof TmuxError && (error.kind === "no_target" || error.kind === "no_server");
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -14,7 +14,7 @@
  */
 
 import { z } from "zod";
-import { TmuxError } from "../tmux/errors.ts";
+import { isGone, TmuxError } from "../tmux/errors.ts";
 import { escapeFormat } from "../tmux/format.ts";
 import { getPane, PANE_FORMAT, type PaneView } from "../tmux/views.ts";
 import { ToolError } from "./errors.ts";
@@ -124,11 +124,12 @@ export function exitedAtOnce(): ToolError {
   );
 }
 
-/** True for an error saying the target (or the whole tmux server) is gone. */
-export function isGone(error: unknown): boolean {
-  return error instanceof TmuxError &&
-    (error.kind === "no_target" || error.kind === "no_server" ||
-      (error.kind === "failed" && /no such (session|window|pane)/.test(error.message)));
+/**
+ * `error`, or {@link exitedAtOnce} when it says the object just created is
+ * gone: the step after a creation reads a vanished object as no_target.
+ */
+export function exitedIfGone(error: unknown): unknown {
+  return isGone(error) ? exitedAtOnce() : error;
 }
 
 /** How long a new process may take to reach its start directory before we judge it. */
@@ -187,7 +188,7 @@ export async function confirmDirectory(
     try {
       current = await getPane(ctx.tmux, pane.paneId, callerPane);
     } catch (error) {
-      throw isGone(error) ? exitedAtOnce() : error;
+      throw exitedIfGone(error);
     }
   }
 }

@@ -109,3 +109,8 @@ export function noTargetError(what: string): TmuxError {
     "List what exists with list_sessions, list_windows or list_panes and use an id from there.",
   );
 }
+
+/** True for an error saying the target, or the whole tmux server, is gone. */
+export function isGone(error: unknown): boolean {
+  return error instanceof TmuxError && (error.kind === "no_target" || error.kind === "no_server");
+}

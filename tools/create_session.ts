@@ -10,8 +10,7 @@ import {
   directoryArgs,
   environment,
   environmentArgs,
-  exitedAtOnce,
-  isGone,
+  exitedIfGone,
   nameText,
   renderStarted,
   sessionName,
@@ -91,7 +90,7 @@ export const createSession = defineTool({
       await ctx.tmux.run(
         names.map((name) => ["set-environment", "-t", session.sessionId, "-u", name]),
       ).catch((error) => {
-        throw isGone(error) ? exitedAtOnce() : error;
+        throw exitedIfGone(error);
       });
     }
     const [window] = parseWindows(w);
