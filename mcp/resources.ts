@@ -5,6 +5,7 @@
  * @module
  */
 
+import { utf8Length } from "./budget.ts";
 import type { ToolContext } from "./registry.ts";
 
 /** A listed resource. */
@@ -121,7 +122,7 @@ export function resourcePage(
     }
   }
   const rest = resources.slice(from);
-  const bytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)).length;
+  const bytes = (value: unknown) => utf8Length(JSON.stringify(value));
   if (bytes({ resources: rest }) <= maxBytes) return { resources: rest };
   // Room for the page's frame and the longest cursor, then each resource and its comma.
   let size = bytes({ resources: [], nextCursor: `r${resources.length}` });
