@@ -57,6 +57,11 @@ export function captureLines(output: string): string[] {
   return trimTrailingBlank(splitCapture(output));
 }
 
+/** `line` without the spaces it ends with, as `capture-pane -p` trims a row (`-N` and `-J` keep them). */
+export function trimRow(line: string): string {
+  return line.replace(/ +$/, "");
+}
+
 /** Drops the empty rows below the last printed one: they are screen, not output. */
 export function trimTrailingBlank(lines: string[]): string[] {
   let end = lines.length;

@@ -32,7 +32,7 @@ import { noSuch } from "../tmux/views.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { type CursorState, decodeCursor, MAX_CURSOR_ROWS, rowHash } from "./cursor.ts";
 import { ToolError } from "./errors.ts";
-import { resolvePane } from "./panes.ts";
+import { resolvePane, trimRow } from "./panes.ts";
 import type { ToolContext } from "./registry.ts";
 import { wrapFlags } from "./wrapped.ts";
 
@@ -179,7 +179,7 @@ export async function readSnapshot(
     ) {
       if (!flags) return { state, first, rows: lines };
       // tmux's own trimming (capture-pane without -N) drops trailing spaces only.
-      const rows = lines.map((line) => line.replace(/ +$/, ""));
+      const rows = lines.map(trimRow);
       const wrapped = lines.map((line, i) => (flags[i] ? line : null));
       return { state, first, rows, wrapped };
     }

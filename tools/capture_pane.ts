@@ -6,6 +6,7 @@ import {
   captureLines,
   resolvePane,
   splitCapture,
+  trimRow,
   trimTrailingBlank,
 } from "../mcp/panes.ts";
 import { contentText } from "../mcp/budget.ts";
@@ -65,7 +66,7 @@ export const capturePane = defineTool({
     // where lines break, and rows of spaces below the output are dropped too.
     const lines = (output: string) =>
       args.joinWrappedLines
-        ? trimTrailingBlank(splitCapture(output).map((line) => line.replace(/ +$/, "")))
+        ? trimTrailingBlank(splitCapture(output).map(trimRow))
         : captureLines(output);
     if (start === null && end === null) {
       const output = await ctx.tmux.one(command);

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { excerptAround, utf8Length } from "../mcp/budget.ts";
 import { CUT_MARK } from "../tmux/utf8.ts";
-import { callerPane } from "../mcp/panes.ts";
+import { callerPane, trimRow } from "../mcp/panes.ts";
 import { compilePattern, loadPatternEngine } from "../mcp/pattern.ts";
 import { defineTool, readsTerminal } from "../mcp/registry.ts";
 import { jsonWireCost, resultBytes, resultOf } from "../mcp/results.ts";
@@ -136,7 +136,7 @@ export const searchPanes = defineTool({
           }
           // Matched as shown: tmux's -J keeps the spaces a line ends with (a
           // prompt's "$ "), which a plain capture and wait_for_text drop.
-          let text = line.text.replace(/ +$/, "");
+          let text = trimRow(line.text);
           if (!matcher.test(text)) continue;
           if (matches.length >= args.maxMatchesPerPane) {
             truncated = true;
