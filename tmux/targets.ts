@@ -56,3 +56,11 @@ export function sessionTarget(session: string): string {
 export function sessionWindowTarget(session: string): string {
   return `${sessionTarget(session)}:`;
 }
+
+/**
+ * Target for a window's link in one session: a window linked into several
+ * sessions has a link in each, and a bare window id lets tmux pick which.
+ */
+export function linkTarget(session: string, windowId: string): string {
+  return `${sessionWindowTarget(session)}${windowTarget(windowId)}`;
+}

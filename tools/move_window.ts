@@ -7,7 +7,7 @@ import { action, optionalSession, windowId } from "../mcp/schemas.ts";
 import { refuseIfHeldCaller, unlessHoldsCaller } from "../mcp/caller_guard.ts";
 import { nothingToDo, withoutValues } from "../mcp/workspace.ts";
 import { formatOf, int, parseRows, text } from "../tmux/format.ts";
-import { windowTarget } from "../tmux/targets.ts";
+import { linkTarget } from "../tmux/targets.ts";
 import {
   findSession,
   listSessionsCommand,
@@ -83,7 +83,7 @@ export const moveWindow = defineTool({
     const from = rows.some((row) => row.windowId === args.windowId)
       ? destination
       : source.sessionId;
-    const command = ["move-window", "-d", "-s", `${from}:${windowTarget(args.windowId)}`];
+    const command = ["move-window", "-d", "-s", linkTarget(from, args.windowId)];
     if (occupant && !args.replaceExisting) throw occupied(occupant.windowId);
     if (occupant) command.push("-k");
     command.push("-t", `${destination}:${index ?? ""}`);

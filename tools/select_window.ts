@@ -6,7 +6,7 @@ import { changesTmux, defineTool, type ToolContext } from "../mcp/registry.ts";
 import { optionalSession, windowId, windowView } from "../mcp/schemas.ts";
 import { nothingToDo } from "../mcp/workspace.ts";
 import { flag, formatOf, int, parseRows, text } from "../tmux/format.ts";
-import { windowTarget } from "../tmux/targets.ts";
+import { linkTarget, windowTarget } from "../tmux/targets.ts";
 import {
   findSession,
   listSessionsCommand,
@@ -102,7 +102,7 @@ export const selectWindow = defineTool({
 async function select(ctx: ToolContext, windowId: string, sessionId?: string): Promise<WindowView> {
   // A bare "@N" of a linked window lets tmux pick the session it is selected
   // in: with a session known, select it there.
-  const target = sessionId ? `${sessionId}:${windowTarget(windowId)}` : windowTarget(windowId);
+  const target = sessionId ? linkTarget(sessionId, windowId) : windowTarget(windowId);
   const [, output] = await ctx.tmux.run([
     ["select-window", "-t", target],
     windowViewCommand(windowId),
