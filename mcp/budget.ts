@@ -137,3 +137,28 @@ export function contentText(header: string, content: Content): string {
     : "";
   return [`${header}: ${content.lines.length} lines${cut}`, ...content.lines].join("\n");
 }
+
+/**
+ * The largest count in `[0, total]` that `fits`, which holds for every count
+ * up to some limit and for none above it. Probes 1, 2, 4, … then halves the
+ * gap, so only about twice what fits is ever measured (the input can be far
+ * larger than one round trip), in a logarithmic number of probes.
+ */
+export function longestFitting(total: number, fits: (count: number) => boolean): number {
+  let good = 0;
+  let bad = total + 1;
+  for (let probe = 1; probe <= total; probe = Math.min(probe * 2, total)) {
+    if (!fits(probe)) {
+      bad = probe;
+      break;
+    }
+    good = probe;
+    if (probe === total) break;
+  }
+  while (bad - good > 1) {
+    const mid = good + Math.floor((bad - good) / 2);
+    if (fits(mid)) good = mid;
+    else bad = mid;
+  }
+  return good;
+}

@@ -13,6 +13,7 @@ import { anyPaneWhere, runIf } from "../tmux/guard.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { getPaneWith, noSuch, type PaneView } from "../tmux/views.ts";
 import { ownPaneRefusal } from "./caller_guard.ts";
+import { longestFitting } from "./budget.ts";
 import { ToolError } from "./errors.ts";
 import { callerPane } from "./panes.ts";
 import type { ToolContext } from "./registry.ts";
@@ -248,29 +249,4 @@ export async function sendInput(
     );
   }
   await runBounded(ctx.tmux, input.slice(head), options);
-}
-
-/**
- * The largest count in `[0, total]` that `fits`, which holds for every count
- * up to some limit and for none above it. Probes 1, 2, 4, … then halves the
- * gap, so only about twice what fits is ever measured (the input can be far
- * larger than one round trip), in a logarithmic number of probes.
- */
-export function longestFitting(total: number, fits: (count: number) => boolean): number {
-  let good = 0;
-  let bad = total + 1;
-  for (let probe = 1; probe <= total; probe = Math.min(probe * 2, total)) {
-    if (!fits(probe)) {
-      bad = probe;
-      break;
-    }
-    good = probe;
-    if (probe === total) break;
-  }
-  while (bad - good > 1) {
-    const mid = good + Math.floor((bad - good) / 2);
-    if (fits(mid)) good = mid;
-    else bad = mid;
-  }
-  return good;
 }

@@ -46,7 +46,7 @@ import {
   parseWindows,
   type SessionView,
 } from "../tmux/views.ts";
-import { budgetLines, utf8Length } from "./budget.ts";
+import { budgetLines, longestFitting, utf8Length } from "./budget.ts";
 import { logError } from "./server.ts";
 import { captureLines } from "./panes.ts";
 import {
@@ -172,18 +172,9 @@ function screenText(ctx: ResourceContext, uri: string, screen: string): string {
   const wire = (text: string) =>
     utf8Length(JSON.stringify({ contents: [{ uri, mimeType: "text/plain", text }] }));
   const max = ctx.settings.maxBytes;
-  let text = textWithin(max);
-  if (wire(text) <= max) return text;
-  // Bisect the text's budget: the note alone (budget 0) always fits.
-  let [lo, hi] = [0, max];
-  text = textWithin(0);
-  while (hi - lo > 1) {
-    const mid = lo + Math.floor((hi - lo) / 2);
-    const candidate = textWithin(mid);
-    if (wire(candidate) <= max) [lo, text] = [mid, candidate];
-    else hi = mid;
-  }
-  return text;
+  const fits = (bytes: number) => wire(textWithin(bytes)) <= max;
+  // The note alone (budget 0) always fits.
+  return textWithin(fits(max) ? max : longestFitting(max, fits));
 }
 
 /** The error a read or subscription of a pane that is not there answers. */

@@ -4,11 +4,16 @@
  */
 
 import { renderPanes, renderSessions, word } from "../mcp/render_views.ts";
-import { longestFitting } from "../mcp/input.ts";
 import { countingTmux } from "./harness.ts";
 import { isNamedSocketPath } from "../tmux/socket_probe.ts";
 import { assert, assertEquals, assertThrows } from "./assert.ts";
-import { budgetLines, type Content, contentText, utf8Length } from "../mcp/budget.ts";
+import {
+  budgetLines,
+  type Content,
+  contentText,
+  longestFitting,
+  utf8Length,
+} from "../mcp/budget.ts";
 import { keepTailBytes } from "../tmux/utf8.ts";
 import { renderJson, resultBytes, successResult } from "../mcp/results.ts";
 import {
@@ -488,7 +493,7 @@ Deno.test("classifyTmuxFailure: a socket tmux can never use is not 'no server'",
   );
 });
 
-Deno.test("input: longestFitting finds the largest fitting count, measuring at most twice that", () => {
+Deno.test("budget: longestFitting finds the largest fitting count, measuring at most twice that", () => {
   for (let total = 0; total <= 70; total++) {
     for (let limit = 0; limit <= total + 2; limit++) {
       const probes: number[] = [];
