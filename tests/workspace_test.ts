@@ -904,9 +904,13 @@ workspaceTest(
       environment: { PATH: path, TMUX_MCP_MARK: "set" },
     });
     // Read once the process has exec'd: until then /proc shows tmux's own
-    // environment, without the variables asked for.
+    // environment, without the variables asked for. (Through cat: Deno lets
+    // only --allow-all read /proc, and the test task does not have it.)
     const environ = async (pid: number) => {
-      const read = async () => (await Deno.readTextFile(`/proc/${pid}/environ`)).split("\0");
+      const read = async () => {
+        const out = await new Deno.Command("cat", { args: [`/proc/${pid}/environ`] }).output();
+        return new TextDecoder().decode(out.stdout).split("\0");
+      };
       await eventually(async () => (await read()).includes("TMUX_MCP_MARK=set"), "exec'd");
       return await read();
     };
