@@ -12,7 +12,7 @@
 import { TmuxError } from "../tmux/errors.ts";
 import { FollowingWatch, type WakeMechanism } from "../tmux/output_watch.ts";
 import { budgetLines, type Content, utf8Length } from "./budget.ts";
-import type { CursorState } from "./cursor.ts";
+import { type CursorState, rowHash } from "./cursor.ts";
 import type { Matcher } from "./pattern.ts";
 import type { ToolContext } from "./registry.ts";
 import {
@@ -129,6 +129,13 @@ class Tail {
   }
 }
 
+/** A logical line: its text and the absolute rows `[from, to)` it spans. */
+interface LogicalLine {
+  text: string;
+  from: number;
+  to: number;
+}
+
 /**
  * The logical lines of `snap` covering its absolute lines `[start, end)`,
  * joined where tmux wrapped a row onto the next (its wrap flag, as
@@ -137,15 +144,23 @@ class Tail {
  * row written onto the end of a wrapped line completes that line.
  */
 export function logicalLines(snap: Snapshot, start: number, end: number): string[] {
+  return logicalSpans(snap, start, end).map((line) => line.text);
+}
+
+/** {@link logicalLines} with the rows each line spans. */
+function logicalSpans(snap: Snapshot, start: number, end: number): LogicalLine[] {
   if (end <= start) return [];
   const wrappedAt = (abs: number) => snap.wrapped?.[abs - snap.first] ?? null;
   let from = Math.max(start, snap.first);
   while (from > snap.first && wrappedAt(from - 1) !== null) from--;
-  const lines: string[] = [];
-  let current: string | undefined;
-  for (let abs = from; abs < Math.min(end, snap.first + snap.rows.length); abs++) {
+  const lines: LogicalLine[] = [];
+  let current: LogicalLine | undefined;
+  const last = Math.min(end, snap.first + snap.rows.length);
+  for (let abs = from; abs < last; abs++) {
     const wrapped = wrappedAt(abs);
-    current = (current ?? "") + (wrapped ?? snap.rows[abs - snap.first]);
+    current ??= { text: "", from: abs, to: abs };
+    current.text += wrapped ?? snap.rows[abs - snap.first];
+    current.to = abs + 1;
     if (wrapped === null) {
       lines.push(current);
       current = undefined;
@@ -153,6 +168,41 @@ export function logicalLines(snap: Snapshot, start: number, end: number): string
   }
   if (current !== undefined) lines.push(current);
   return lines;
+}
+
+/**
+ * The row a capture_since cursor was taken on (the prompt, where keys sent
+ * after it are echoed), while it still starts with the text it held then.
+ */
+interface TypedRow {
+  /** Absolute line number, in the numbering of the latest read. */
+  abs: number;
+  /** Length of the text it held (UTF-16 units). */
+  length: number;
+  /** Hash of that text. */
+  hash: number;
+}
+
+/**
+ * The cursor's {@link TypedRow}; none when the row held no text (a program
+ * printing onto an empty row is not told apart from an echo there).
+ */
+function typedRowOf(mark: CursorState): TypedRow | undefined {
+  const i = mark.open - mark.base;
+  if (mark.openLength === 0 || i < 0 || i >= mark.hashes.length) return undefined;
+  return { abs: mark.open, length: mark.openLength, hash: mark.hashes[i] };
+}
+
+/**
+ * True when `line` holds the typed row and that row still starts with what
+ * it held: what follows is the echo of the keys typed onto the prompt (the
+ * command line itself), not what the command printed.
+ */
+function isTypedLine(snap: Snapshot, line: LogicalLine, typed: TypedRow | undefined): boolean {
+  if (!typed || typed.abs < line.from || typed.abs >= line.to) return false;
+  const row = snap.rows[typed.abs - snap.first];
+  return row !== undefined && row.length >= typed.length &&
+    rowHash(row.slice(0, typed.length)) === typed.hash;
 }
 
 function paneGone(error: unknown): boolean {
@@ -212,6 +262,11 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
   // With a cursor the first look tests what the pane wrote since it, also
   // before this call began.
   let mark: CursorState = request.since ?? markOf(snap);
+  // Keys sent after the cursor are echoed onto its row (the command line
+  // typed at a prompt): that line holds the pattern of a wait for what the
+  // command will print, and matched it at once. Without a cursor the echo
+  // came before the call, and a row completed during the wait counts.
+  let typed = request.since ? typedRowOf(request.since) : undefined;
 
   const finish = (
     outcome: WaitOutcome,
@@ -250,19 +305,24 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
       const rows = delta.rows;
       let start: number;
       if (delta.kind === "found") {
+        if (typed) typed.abs -= delta.shift;
         tail.shift(delta.shift);
         tail.put(delta.start, rows);
         start = delta.start;
       } else if (delta.historyLost) {
+        typed = undefined;
         // Everything tmux still holds from newFrom on was written during
         // the wait, however much before it went missing: test all of it.
         start = delta.newFrom;
         tail.lose(start, rows);
       } else {
+        typed = undefined;
         start = next.state.historySize;
         tail.put(start, rows, true);
       }
-      for (const row of logicalLines(next, start, start + rows.length)) {
+      const written = logicalSpans(next, start, start + rows.length)
+        .filter((line) => !isTypedLine(next, line, typed)).map((line) => line.text);
+      for (const row of written) {
         // A stop pattern wins over a pattern on the same line.
         const stop = request.stopPatterns.findIndex((p) => p.test(row));
         if (stop >= 0) {
@@ -273,7 +333,10 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
           return finish("matched", { pattern: request.patterns[hit].source, index: hit });
         }
       }
-      if (request.patterns.length === 0 && rows.length > 0) return finish("any_output");
+      // After the typed line, its Enter alone leaves the terminal's cursor on
+      // a new blank row: not output either.
+      const printed = typed ? written.some((line) => line !== "") : written.length > 0;
+      if (request.patterns.length === 0 && printed) return finish("any_output");
       if (next.state.dead) return finish("pane_exited");
       return undefined;
     } catch (error) {

@@ -452,6 +452,47 @@ Deno.test("wait_for_text: with a capture_since cursor, a reply printed before th
   }
 });
 
+Deno.test("wait_for_text: with a cursor, the echo of the typed command line is not its output", async () => {
+  const { fixture, session, pane } = await setup();
+  try {
+    const { cursor } = await session.ok<SinceResult>("capture_since", { paneId: pane });
+    // The typed line holds the text waited for; the command prints it only
+    // once the test signals (a dev server that says when it listens).
+    const channel = `t${crypto.randomUUID().slice(0, 8)}`;
+    await type(
+      fixture,
+      pane,
+      `tmux -S '${fixture.socketPath}' wait-for ${channel}; echo listening on port 8080`,
+    );
+    await fixture.untilForeground(pane, "tmux");
+    const early = structured(
+      await session.call("wait_for_text", {
+        patterns: ["listening on port \\d+"],
+        cursor,
+        timeoutSeconds: 1,
+      }),
+    );
+    assertEquals(early.outcome, "timeout", `the echo matched: ${early.tail.lines}`);
+    const quiet = structured(await session.call("wait_for_text", { cursor, timeoutSeconds: 1 }));
+    assertEquals(quiet.outcome, "timeout", "the echo alone is no output");
+    await fixture.tmux("wait-for", "-S", channel);
+    const ready = structured(
+      await session.call("wait_for_text", {
+        patterns: ["^listening on port \\d+$"],
+        cursor,
+        timeoutSeconds: 10,
+      }),
+    );
+    assertEquals(ready.outcome, "matched");
+    assert(ready.tail.lines.includes("listening on port 8080"), `${ready.tail.lines}`);
+    // Lines below the typed one count as before, the prompt's answer included.
+    const any = structured(await session.call("wait_for_text", { cursor, timeoutSeconds: 10 }));
+    assertEquals(any.outcome, "any_output");
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
 Deno.test("wait_for_text: a cursor of another pane, or from before a respawn, is refused before waiting", async () => {
   const { fixture, session, pane } = await setup();
   try {

@@ -19,7 +19,8 @@ export const waitForTextTool = defineTool({
     "with a tail of what was printed meanwhile. Only output written after the call began counts (text " +
     "already on screen sets presentAtEntry and does not end the wait), unless you pass a cursor: to catch " +
     "the reply to keys you send, call capture_since first and pass its cursor here, and output written " +
-    "since the cursor counts too. " +
+    "since the cursor counts too, except the command line typed onto the cursor's row (its echo is not " +
+    "output). " +
     "Without patterns any new output ends it. " +
     "A line matching a stopPattern (an error, say) ends it as stopped, and wins over a pattern on the same " +
     "line. A line tmux wrapped over several rows is matched as one line, without its trailing spaces " +
