@@ -135,8 +135,10 @@ function refuseUnsafeInput(paneId: string, state: Omit<InputState, "found">): vo
   }
   if (state.inMode) {
     throw new ToolError(
-      `pane ${paneId} is in a mode (such as copy mode), so keys would go to the mode, not the program`,
-      "Leave the mode first (press q in that pane), then try again, or use another pane.",
+      `pane ${paneId} is in a mode (such as copy mode, which a person scrolling back entered), so ` +
+        "keys would go to the mode, not the program, and the input tools cannot leave it",
+      "Use another pane, or ask the user to leave the mode (q in that pane) and try again once " +
+        "get_pane_info shows inMode false.",
     );
   }
   if (state.reachesCaller) {

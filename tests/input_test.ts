@@ -98,6 +98,11 @@ Deno.test("input tools refuse a dead pane, a pane in copy mode and the caller's 
       const other = await bashPane(fixture);
       await fixture.tmux("copy-mode", "-t", other);
       await refusedEverywhere(session, other, "copy mode");
+      // The way out cannot be keys sent by a tool (they are refused the same
+      // way): the error sends the agent to the person or another pane.
+      const leave = await session.fails("send_keys", { paneId: other, keys: ["q"] });
+      assertStringIncludes(leave, "cannot leave it");
+      assertStringIncludes(leave, "ask the user");
       // Two modes stacked (view mode over copy mode): pane_in_mode is 2, not 1.
       const stacked = await bashPane(fixture);
       await fixture.tmux("copy-mode", "-t", stacked);
