@@ -46,11 +46,15 @@ export async function refuseCallerPane(
   }
 }
 
-/** The refusal of destroying `what` (a window or session), which holds `caller`. */
-function holdsCallerRefusal(caller: string, what: string): ToolError {
+/** The refusal of acting on `what` (a window or session), which holds `caller`; `harm` says what it would do. */
+function holdsCallerRefusal(
+  caller: string,
+  what: string,
+  { harm, hint }: Harm = DESTROYS,
+): ToolError {
   return new ToolError(
-    `${what} contains pane ${caller}, the pane this server runs in; ${DESTROYS.harm}`,
-    DESTROYS.hint,
+    `${what} contains pane ${caller}, the pane this server runs in; ${harm}`,
+    hint,
   );
 }
 
@@ -90,4 +94,46 @@ export function refuseIfHeldCaller(
   what: string,
 ) {
   if (heldCaller(caller, output)) throw holdsCallerRefusal(caller!, what);
+}
+
+/** What {@link unlessEndsCallerSession} prints when tmux refused. */
+const ENDS_CALLER_SESSION = "tmux-mcp-ends-caller-session";
+
+/**
+ * `then` (a move of the window link `link`, `$S:@N`, out of its session),
+ * run only unless that window is the session's last and holds `caller`:
+ * the move would end the session, and a client attached to it (a person
+ * watching the agent's terminal) would be detached or switched away, even
+ * though the pane itself lives on where the window goes. tmux decides right
+ * before `then`, in the same round trip. Check the output with
+ * {@link refuseIfEndedCallerSession}.
+ */
+export function unlessEndsCallerSession(
+  caller: string | null,
+  link: string,
+  then: string[][],
+): string[][] {
+  if (!caller) return then;
+  const last = `#{&&:#{==:#{session_windows},1},${anyPaneWhere(`#{==:#{pane_id},${caller}}`)}}`;
+  return [runIf(link, last, [["display-message", "-p", ENDS_CALLER_SESSION]], then)];
+}
+
+/**
+ * Throws the refusal when `output` (of {@link unlessEndsCallerSession}'s
+ * command) says tmux refused; `windowId` and `sessionId` name the window and
+ * the session it would have ended.
+ */
+export function refuseIfEndedCallerSession(
+  caller: string | null,
+  output: string | undefined,
+  windowId: string,
+  sessionId: string,
+): void {
+  if (caller === null || output?.split("\n")[0] !== ENDS_CALLER_SESSION) return;
+  throw holdsCallerRefusal(caller, `window ${windowId}, the last window of session ${sessionId},`, {
+    harm: "moving it away would end that session, and a client attached to it (such as the " +
+      "terminal a person watches the agent in) would be detached or switched to another session",
+    hint: "Create another window in that session first (create_window), then move this one; or " +
+      "leave it where it is.",
+  });
 }

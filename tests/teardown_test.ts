@@ -184,6 +184,31 @@ teardownTest("teardown refuses every target holding the caller's pane", async (f
   assertEquals((await s.ok<Killed>("kill_window", { windowId: spare })).killed.windowIds, [spare]);
 }, { env: callerEnv });
 
+teardownTest(
+  "move_window refuses moving the caller's session's last window away, which would end it",
+  async (fx, s) => {
+    const caller = await ids(fx, "#{pane_id}", "main");
+    const window = await ids(fx, "#{window_id}", "main");
+    const main = await ids(fx, "#{session_id}", "main");
+    await fx.tmux("new-session", "-d", "-s", "other");
+    const before = await topology(fx);
+    const refused = await s.fails("move_window", { windowId: window, destinationSession: "other" });
+    assertStringIncludes(refused, `last window of session ${main}`);
+    assertStringIncludes(refused, caller);
+    assertStringIncludes(refused, "create_window");
+    assertEquals(await topology(fx), before, "the session and its window stayed");
+    // The session survives the move once it has another window: allowed.
+    await fx.tmux("new-window", "-d", "-t", "main:");
+    const moved = await s.ok<{ sessionId: string }>("move_window", {
+      windowId: window,
+      destinationSession: "other",
+    });
+    assertEquals(moved.sessionId, await ids(fx, "#{session_id}", "other"));
+    assertEquals(await ids(fx, "#{session_id}", caller), moved.sessionId);
+  },
+  { env: callerEnv },
+);
+
 /**
  * Calls `tool` while a one-shot tmux hook runs `action` right after the
  * first `list` command with `-a` (the tool's read of every pane or window),

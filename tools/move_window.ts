@@ -4,7 +4,12 @@ import { z } from "zod";
 import { ToolError } from "../mcp/errors.ts";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { action, optionalSession, windowId } from "../mcp/schemas.ts";
-import { refuseIfHeldCaller, unlessHoldsCaller } from "../mcp/caller_guard.ts";
+import {
+  refuseIfEndedCallerSession,
+  refuseIfHeldCaller,
+  unlessEndsCallerSession,
+  unlessHoldsCaller,
+} from "../mcp/caller_guard.ts";
 import { nothingToDo, withoutValues } from "../mcp/workspace.ts";
 import { formatOf, int, parseRows, text } from "../tmux/format.ts";
 import { linkTarget } from "../tmux/targets.ts";
@@ -38,7 +43,8 @@ export const moveWindow = defineTool({
     "Moves a window to another index of its session, or into another session (at destinationIndex, or " +
     "else the first free index). The current window of each session stays as it is. An occupied index is " +
     "refused unless replaceExisting is true, which kills the window there (never the one holding this " +
-    "server's own pane). Moving a session's last window away ends that session. A window linked into " +
+    "server's own pane). Moving a session's last window away ends that session, which is refused for " +
+    "the session holding this server's own pane. A window linked into " +
     "several sessions moves its link in the destination session when it has one there.",
   capability: changesTmux("manage", ["change", "delete"]),
   input: z.strictObject({
@@ -88,9 +94,19 @@ export const moveWindow = defineTool({
     if (occupant) command.push("-k");
     command.push("-t", `${destination}:${index ?? ""}`);
     // The occupant -k kills may hold this server's pane by now (a concurrent
-    // swap_pane): tmux checks it right before the move, in its round trip.
-    const caller = occupant ? await ctx.caller.guardedPane(ctx.tmux) : null;
-    const [move] = unlessHoldsCaller(caller, `${destination}:${index}`, "window", [command]);
+    // swap_pane), and a window leaving its session may be the last one of the
+    // session holding that pane: tmux checks both right before the move, in
+    // its round trip.
+    const caller = await ctx.caller.guardedPane(ctx.tmux);
+    const replacing = unlessHoldsCaller(
+      occupant ? caller : null,
+      `${destination}:${index}`,
+      "window",
+      [command],
+    );
+    const [move] = from === destination
+      ? replacing
+      : unlessEndsCallerSession(caller, linkTarget(from, args.windowId), replacing);
     const [moveOut, after] = await withoutValues(
       [],
       () => ctx.tmux.run([move, windowViewCommand(args.windowId)]),
@@ -102,6 +118,7 @@ export const moveWindow = defineTool({
         ),
       ]],
     );
+    refuseIfEndedCallerSession(caller, moveOut, args.windowId, from);
     if (occupant) {
       refuseIfHeldCaller(caller, moveOut, `window ${occupant.windowId} (at the destination index)`);
     }
