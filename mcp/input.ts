@@ -42,23 +42,51 @@ function reaches(caller: string | null): string {
 }
 
 /**
- * A format, true when keys sent to `paneId` would be typed into another pane
- * too: tmux 3.3a copies a key (not a paste) to each other pane of the window
- * that is alive, in no mode, visible (not hidden by a zoom) and has
- * synchronize-panes on, when the target has it on (window_pane_copy_key).
- * "0" unless `alone`.
+ * A format for each pane of `paneId`'s window, true when tmux 3.3a would copy
+ * a key (not a paste) sent to `paneId` into it, once `paneId` itself has
+ * synchronize-panes on: another pane that is alive, in no mode, visible (not
+ * hidden by a zoom) and has synchronize-panes on (window_pane_copy_key).
  */
-function mirrors(paneId: string, alone: boolean): string {
-  if (!alone) return "0";
+function copiedInto(paneId: string): string {
   const and = (a: string, b: string) => `#{&&:${a},${b}}`;
-  const copied = and(
+  return and(
     and(`#{!=:#{pane_id},${paneId}}`, "#{synchronize-panes}"),
     and(
       "#{?pane_dead,0,#{?pane_in_mode,0,1}}",
       "#{?window_zoomed_flag,#{pane_active},1}",
     ),
   );
-  return and("#{synchronize-panes}", anyPaneWhere(copied));
+}
+
+/**
+ * A format, true when keys sent to `paneId` would be typed into another pane
+ * too; "0" unless `alone`.
+ */
+function mirrors(paneId: string, alone: boolean): string {
+  if (!alone) return "0";
+  return `#{&&:#{synchronize-panes},${anyPaneWhere(copiedInto(paneId))}}`;
+}
+
+/**
+ * The command that prints, space-separated, the other panes tmux copies keys
+ * sent to `paneId` into (synchronize-panes); an empty line when none. Not
+ * display-message, for the reason {@link readState} gives.
+ */
+function listCopies(paneId: string): string[] {
+  const each = `#{P:#{?${copiedInto(paneId)},#{pane_id} ,}}`;
+  return [
+    "list-panes",
+    "-a",
+    "-f",
+    `#{==:#{pane_id},${paneId}}`,
+    "-F",
+    `#{?#{synchronize-panes},${each},}`,
+  ];
+}
+
+/** The pane ids in {@link listCopies}'s output line. */
+function parseCopies(line: string | undefined): string[] {
+  return (line ?? "").split(" ").filter((id) => id !== "");
 }
 
 /**
@@ -196,12 +224,15 @@ export interface PaneInput {
  * between check and input, and prints which branch it took; with the setup,
  * that is one round trip. Input too long for one round trip sends its first
  * part guarded and the rest after it. A refusal throws after tmux ran `refused`.
+ * Resolves with the other panes synchronize-panes copies keys sent to the
+ * pane into, as tmux saw them right before the input (keys only: tmux does
+ * not copy a paste, so paste_text has no use for it).
  */
 export async function sendInput(
   ctx: ToolContext,
   paneId: string,
   { setup = [], input, refused = [], alone = false }: PaneInput,
-): Promise<void> {
+): Promise<string[]> {
   const caller = await ctx.caller.guardedPane(ctx.tmux);
   refuseOwnPane(paneId, caller);
   const options = { signal: ctx.signal };
@@ -213,8 +244,9 @@ export async function sendInput(
     readState(paneId, caller, mirrored),
     ...refused,
   ];
+  const sent = [["display-message", "-p", SENT], listCopies(paneId)];
   const guard = (count: number) =>
-    runIf(target, accepts, [["display-message", "-p", SENT], ...input.slice(0, count)], otherwise);
+    runIf(target, accepts, [...sent, ...input.slice(0, count)], otherwise);
   const head = longestFitting(
     input.length,
     (count) => commandBytes(guard(count)) <= ROUND_TRIP_BYTES,
@@ -222,13 +254,15 @@ export async function sendInput(
   const guarded = head > 0 ? guard(head) : undefined;
   if (!guarded) {
     // Not even the first command fits inside the guard: check, then send.
-    const checked = parseState(
-      (await ctx.tmux.one(readState(paneId, caller, mirrored), options)).split(" "),
+    const [state, copies] = await ctx.tmux.run(
+      [readState(paneId, caller, mirrored), listCopies(paneId)],
+      options,
     );
+    const checked = parseState(state.split(" "));
     if (!checked.found) throw noSuch("pane");
     refuseUnsafeInput(paneId, checked);
     await runBounded(ctx.tmux, [...setup, ...input], options);
-    return;
+    return parseCopies(copies);
   }
   const withSetup = [...setup, guarded];
   let answer: string | undefined;
@@ -238,9 +272,10 @@ export async function sendInput(
     await runBounded(ctx.tmux, setup, options);
     answer = await ctx.tmux.one(guarded, options);
   }
-  const [said, state = ""] = (answer ?? "").split("\n");
+  // The line after the branch's word: the pane's state after REFUSED, the copies after SENT.
+  const [said, detail = ""] = (answer ?? "").split("\n");
   if (said !== SENT) {
-    const refusal = parseState(state.split(" "));
+    const refusal = parseState(detail.split(" "));
     if (said === REFUSED && !refusal.found) throw noSuch("pane");
     if (said === REFUSED) refuseUnsafeInput(paneId, refusal);
     // Not reached while tmux prints what it tested; an answer we cannot read
@@ -251,4 +286,5 @@ export async function sendInput(
     );
   }
   await runBounded(ctx.tmux, input.slice(head), options);
+  return parseCopies(detail);
 }

@@ -182,3 +182,17 @@ export function describeTyping(op: Typing): string {
   if (op.enter) parts.push("Enter");
   return parts.join(", then ");
 }
+
+/** The result field naming the panes synchronize-panes also typed an operation into. */
+export const alsoSentTo = z.array(z.string()).describe(
+  "Other panes of the window that tmux also typed these keys into because synchronize-panes is " +
+    "on (each with the option on, alive, in no mode and not hidden by a zoom); empty when none.",
+);
+
+/** The text-block clause for {@link alsoSentTo}: empty when the keys reached one pane. */
+export function alsoSentToText(panes: readonly string[]): string {
+  if (panes.length === 0) return "";
+  return ` (synchronize-panes also typed it into ${panes.length} other pane${
+    panes.length === 1 ? "" : "s"
+  }: ${panes.join(", ")})`;
+}

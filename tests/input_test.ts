@@ -685,3 +685,55 @@ for (const transport of ["control", "process"]) {
     }
   });
 }
+
+for (const transport of ["control", "process"]) {
+  Deno.test(`send_keys and send_keys_batch name the panes synchronize-panes also typed into [${transport}]`, async () => {
+    const fixture = await TmuxFixture.start({ width: 120 });
+    const session = await startServer(fixture.socketPath, { args: ["--transport", transport] });
+    type Sent = { sent: string; alsoSentTo: string[] };
+    type Batch = { results: { success: boolean; alsoSentTo: string[] }[] };
+    try {
+      const pane = await fixture.shellPane();
+      const sibling = await bashSibling(fixture, pane);
+      const browsing = await bashSibling(fixture, pane);
+      const windowId = await fixture.tmux("display-message", "-p", "-t", pane, "#{window_id}");
+      const alone = await session.ok<Sent>("send_keys", { paneId: pane, keys: ["C-u"] });
+      assertEquals(alone.alsoSentTo, [], "no synchronization: the keys reach one pane");
+      await session.ok("set_synchronize_panes", { windowId, enabled: true });
+      // tmux 3.3a copies no key into a pane in a mode: only the sibling gets one.
+      await fixture.tmux("copy-mode", "-t", browsing);
+      // Each shell that runs the line signals a channel named after its own pane.
+      const line = `tmux -S ${fixture.socketPath} wait-for -S "copied$TMUX_PANE"`;
+      await signalledBy(fixture, `copied${sibling}`, async () => {
+        const r = await session.ok<Sent>("send_keys", { paneId: pane, text: line, enter: true });
+        assertEquals(r.alsoSentTo, [sibling]);
+        assertEquals(
+          (await session.call("send_keys", { paneId: pane, keys: ["C-u"] })).content,
+          [{
+            type: "text",
+            text: `sent to pane ${pane}: keys C-u (synchronize-panes also typed it into ` +
+              `1 other pane: ${sibling})`,
+          }],
+        );
+      });
+      // Text too long for the guarded round trip (tmux's quoting escapes each " inside the
+      // guard's branch) is checked first, then sent: still reported.
+      const long = await session.ok<Sent>("send_keys", {
+        paneId: pane,
+        text: "'" + '"'.repeat(6000),
+      });
+      assertEquals(long.alsoSentTo, [sibling]);
+      await session.ok("send_keys", { paneId: pane, keys: ["C-u"] });
+      const batch = await session.ok<Batch>("send_keys_batch", {
+        operations: [{ paneId: pane, keys: ["C-u"] }, { paneId: sibling, keys: ["C-u"] }],
+      });
+      assertEquals(batch.results.map((r) => [r.success, r.alsoSentTo]), [
+        [true, [sibling]],
+        [true, [pane]],
+      ]);
+    } finally {
+      await session.close();
+      await fixture.close();
+    }
+  });
+}

@@ -1,7 +1,14 @@
 /** `send_keys`: types literal text and/or named keys into a pane. */
 
 import { z } from "zod";
-import { checkTyping, describeTyping, typingCommands, typingFields } from "../mcp/keys.ts";
+import {
+  alsoSentTo,
+  alsoSentToText,
+  checkTyping,
+  describeTyping,
+  typingCommands,
+  typingFields,
+} from "../mcp/keys.ts";
 import { sendInput } from "../mcp/input.ts";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { paneId } from "../mcp/schemas.ts";
@@ -13,8 +20,9 @@ export const sendKeys = defineTool({
   description:
     "Types text literally and/or presses tmux keys (C-c, Enter, Escape, Up, F5, M-x...) in a pane, " +
     "text first, then keys, then Enter when enter is true. Every key name is checked before anything " +
-    "is sent. For a shell command whose exit status and output you need, use run_shell_command; for " +
-    "multi-line text, paste_text.",
+    "is sent. When the window has synchronize-panes on, tmux also types the keys into its other " +
+    "synchronized panes: alsoSentTo lists them. For a shell command whose exit status and output you " +
+    "need, use run_shell_command; for multi-line text, paste_text.",
   capability: changesTmux("execute", ["change"], { processReach: "pane-input" }),
   input: z.strictObject({
     paneId,
@@ -26,11 +34,12 @@ export const sendKeys = defineTool({
   output: z.object({
     paneId: z.string(),
     sent: z.string().describe("What was sent, without repeating the text."),
+    alsoSentTo,
   }),
   async handler(args, ctx) {
     checkTyping(args);
-    await sendInput(ctx, args.paneId, { input: typingCommands(args.paneId, args) });
-    return { paneId: args.paneId, sent: describeTyping(args) };
+    const copies = await sendInput(ctx, args.paneId, { input: typingCommands(args.paneId, args) });
+    return { paneId: args.paneId, sent: describeTyping(args), alsoSentTo: copies };
   },
-  render: (r) => `sent to pane ${r.paneId}: ${r.sent}`,
+  render: (r) => `sent to pane ${r.paneId}: ${r.sent}${alsoSentToText(r.alsoSentTo)}`,
 });

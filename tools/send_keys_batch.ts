@@ -2,7 +2,13 @@
 
 import { z } from "zod";
 import { errorText, ToolError } from "../mcp/errors.ts";
-import { checkTyping, typingCommands, typingFields } from "../mcp/keys.ts";
+import {
+  alsoSentTo,
+  alsoSentToText,
+  checkTyping,
+  typingCommands,
+  typingFields,
+} from "../mcp/keys.ts";
 import { sendInput } from "../mcp/input.ts";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { paneId } from "../mcp/schemas.ts";
@@ -26,7 +32,8 @@ export const sendKeysBatch = defineTool({
     "optional pause before it) to one or more panes and reports each one. Every operation is " +
     "checked before the first is sent; a row that fails (dead pane, copy mode...) stops the batch " +
     "or, with onError continue, is skipped. The whole batch, pauses included, must fit the wait " +
-    "ceiling (--wait-max-seconds). For commands whose exit status you need, use run_shell_command.",
+    "ceiling (--wait-max-seconds). A row's alsoSentTo lists the other panes synchronize-panes also " +
+    "typed it into. For commands whose exit status you need, use run_shell_command.",
   capability: changesTmux("execute", ["change"], { processReach: "pane-input" }),
   input: z.strictObject({
     operations: z.array(operation).min(1).max(64).describe("Operations, sent in order."),
@@ -40,6 +47,7 @@ export const sendKeysBatch = defineTool({
       paneId: z.string(),
       success: z.boolean(),
       error: z.string().nullable(),
+      alsoSentTo,
       elapsedSeconds: z.number(),
     })),
     succeeded: z.int(),
@@ -69,9 +77,10 @@ export const sendKeysBatch = defineTool({
         break;
       }
       let error: string | null = null;
+      let copies: string[] = [];
       try {
         await pause(op.delayMs ?? 0, ctx.signal);
-        await sendInput(ctx, op.paneId, { input: typingCommands(op.paneId, op) });
+        copies = await sendInput(ctx, op.paneId, { input: typingCommands(op.paneId, op) });
       } catch (caught) {
         if (ctx.signal.aborted || (caught instanceof TmuxError && caught.kind === "cancelled")) {
           throw caught;
@@ -79,7 +88,14 @@ export const sendKeysBatch = defineTool({
         error = errorText(`operations[${index}]`, caught);
       }
       const elapsedSeconds = Math.round(performance.now() - began) / 1000;
-      results.push({ index, paneId: op.paneId, success: error === null, error, elapsedSeconds });
+      results.push({
+        index,
+        paneId: op.paneId,
+        success: error === null,
+        error,
+        alsoSentTo: copies,
+        elapsedSeconds,
+      });
       if (error !== null && (args.onError ?? "stop") === "stop") {
         stoppedAt = index;
         break;
@@ -95,7 +111,7 @@ export const sendKeysBatch = defineTool({
       }`,
       ...r.results.map((row) =>
         `[${row.index}] ${row.paneId}: ${
-          row.success ? "sent" : row.error
+          row.success ? `sent${alsoSentToText(row.alsoSentTo)}` : row.error
         } (${row.elapsedSeconds} s)`
       ),
     ].join("\n"),
