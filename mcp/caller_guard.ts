@@ -86,15 +86,31 @@ export function heldCaller(caller: string | null, output: string | undefined): b
 
 /**
  * Throws the caller refusal when `output` (of {@link unlessHoldsCaller}'s
- * command) says tmux refused; `what` names the target in the message.
+ * command) says tmux refused; `what` names the target in the message, and
+ * `harm` what the change would do (by default: end the agent's terminal).
  */
 export function refuseIfHeldCaller(
   caller: string | null,
   output: string | undefined,
   what: string,
+  harm: Harm = DESTROYS,
 ) {
-  if (heldCaller(caller, output)) throw holdsCallerRefusal(caller!, what);
+  if (heldCaller(caller, output)) throw holdsCallerRefusal(caller!, what, harm);
 }
+
+/**
+ * What ending a session would do when the caller's pane lives on in another
+ * session that shows its window (a session group, a linked window): clients
+ * attached to the ended session lose it, and the one a person watches the
+ * agent through may be among them.
+ */
+export const DETACHES: Harm = {
+  harm: "its window is also in another session (a session group or a linked window), so the pane " +
+    "would live on there, but ending this session would detach a client attached to it (such as " +
+    "the terminal a person watches the agent in) or switch it to another session",
+  hint: "Leave that session alone, or ask the person to end it (tmux kill-session) if nobody " +
+    "watches through it; kill other sessions instead.",
+};
 
 /** What {@link unlessEndsCallerSession} prints when tmux refused. */
 const ENDS_CALLER_SESSION = "tmux-mcp-ends-caller-session";

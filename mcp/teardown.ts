@@ -9,7 +9,7 @@
 import { z } from "zod";
 import { isOwnSocket, type Tmux } from "../tmux/client.ts";
 import { sessionTarget, windowTarget } from "../tmux/targets.ts";
-import { refuseIfHeldCaller, unlessHoldsCaller } from "./caller_guard.ts";
+import { DETACHES, refuseIfHeldCaller, unlessHoldsCaller } from "./caller_guard.ts";
 import type { ToolContext } from "./registry.ts";
 
 /** One pane as `list-panes -a` prints it: a linked window shows once per session. */
@@ -148,12 +148,22 @@ export async function guardedKill(ctx: ToolContext, target: KillTarget): Promise
     ...unlessHoldsCaller(caller, plan.guardTarget, plan.scope, [plan.kill]),
   ]);
   const named = plan.cascadeTarget(checked);
-  refuseIfHeldCaller(
-    caller,
-    after.at(-1),
-    "windowId" in named ? `window ${named.windowId}` : `session ${named.sessionId}`,
-  );
-  return cascade(rows, named);
+  const killed = cascade(rows, named);
+  if ("windowId" in named) {
+    refuseIfHeldCaller(caller, after.at(-1), `window ${named.windowId}`);
+  } else {
+    // A session sharing the caller's window with another session (a group,
+    // a linked window) ends without the pane: the refusal says what is lost.
+    const inSession = rows.some((r) => r.paneId === caller && r.sessionId === named.sessionId);
+    const livesOn = inSession && caller !== null && !killed.paneIds.includes(caller);
+    refuseIfHeldCaller(
+      caller,
+      after.at(-1),
+      `session ${named.sessionId}`,
+      livesOn ? DETACHES : undefined,
+    );
+  }
+  return killed;
 }
 
 /**

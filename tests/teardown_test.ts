@@ -185,6 +185,25 @@ teardownTest("teardown refuses every target holding the caller's pane", async (f
 }, { env: callerEnv });
 
 teardownTest(
+  "kill_session of a grouped session holding the caller says the pane lives on but clients lose it",
+  async (fx, s) => {
+    const caller = await ids(fx, "#{pane_id}", "main");
+    await fx.tmux("new-session", "-d", "-s", "twin", "-t", "main");
+    const before = await topology(fx);
+    for (const session of ["twin", "main"]) {
+      const sessionId = await ids(fx, "#{session_id}", session);
+      const text = await s.fails("kill_session", { session });
+      assertStringIncludes(text, `session ${sessionId} contains pane ${caller}`);
+      assertStringIncludes(text, "would live on");
+      assertStringIncludes(text, "detach a client attached to it");
+      assert(!text.includes("would end the agent's own terminal"), text);
+    }
+    assertEquals(await topology(fx), before, "both sessions stayed");
+  },
+  { env: callerEnv },
+);
+
+teardownTest(
   "move_window refuses moving the caller's session's last window away, which would end it",
   async (fx, s) => {
     const caller = await ids(fx, "#{pane_id}", "main");
