@@ -27,6 +27,7 @@ import { selectTools } from "../mcp/toolsets.ts";
 import { parseTmuxVariable } from "../tmux/caller.ts";
 import { encodeArgument } from "../tmux/process_transport.ts";
 import { classifyTmuxFailure } from "../tmux/errors.ts";
+import { layoutPanes } from "../tools/select_layout.ts";
 import { flag, formatOf, int, parseRows, text } from "../tmux/format.ts";
 import { isSupportedVersion } from "../tmux/locate.ts";
 import { z } from "zod";
@@ -522,4 +523,19 @@ Deno.test("socket probe: a -S path not named like the own socket is decided with
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("select_layout counts the panes a layout string arranges, nested splits too", () => {
+  // Bodies tmux 3.3a printed as window_layout for windows of 1, 2 and 5 panes.
+  assertEquals(layoutPanes("80x24,0,0,0"), 1);
+  assertEquals(layoutPanes("80x24,0,0[80x12,0,0,3,80x11,0,13,4]"), 2);
+  assertEquals(
+    layoutPanes(
+      "120x40,0,0{60x40,0,0[60x20,0,0{30x20,0,0,0,29x20,31,0,4},60x19,0,21,2]," +
+        "59x40,61,0[59x20,61,0,1,59x19,61,21,3]}",
+    ),
+    5,
+  );
+  // A leaf without a pane id (tmux makes the id optional).
+  assertEquals(layoutPanes("80x24,0,0{40x24,0,0,39x24,41,0}"), 2);
 });

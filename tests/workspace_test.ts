@@ -465,19 +465,27 @@ workspaceTest("resize_window and select_layout read the window back", async (fx,
   });
   assertStringIncludes(zero, "no width or height");
   assertEquals(await show(fx, w, "#{window_width}x#{window_height}"), "80x24");
-  const wrongCount = await s.fails("select_layout", {
-    windowId: w,
-    layout: await fx.tmux("list-windows", "-t", "main", "-F", "#{window_layout}").then(
-      async (l) => {
-        await fx.tmux("split-window", "-d", "-t", first);
-        return l;
-      },
-    ),
-  });
-  assertStringIncludes(wrongCount, "tmux reported");
+  // A layout string for another number of panes: too few cells (tmux refuses
+  // with its own words) and too many (tmux would drop cells) say so alike.
+  const forTwo = await show(fx, w, "#{window_layout}");
+  const third = await fx.tmux("split-window", "-d", "-t", first, "-P", "-F", "#{pane_id}");
+  const forThree = await show(fx, w, "#{window_layout}");
+  const tooFew = await s.fails("select_layout", { windowId: w, layout: forTwo });
+  assertStringIncludes(tooFew, `the layout string is for 2 panes, but window ${w} has 3 panes`);
+  assertStringIncludes(tooFew, "get_window_info");
+  assertStringIncludes(tooFew, "tiled");
+  assertEquals(await show(fx, w, "#{window_layout}"), forThree, "the layout did not change");
+  await fx.tmux("kill-pane", "-t", third);
+  await fx.tmux("kill-pane", "-t", first);
+  const tooMany = await s.fails("select_layout", { windowId: w, layout: forThree });
+  assertStringIncludes(tooMany, `the layout string is for 3 panes, but window ${w} has 1 pane`);
   assertEquals(await fx.tmux("list-sessions", "-F", "#{session_name}"), "main", "tmux still runs");
   assertStringIncludes(
     await s.fails("select_layout", { windowId: "@999", layout: "tiled" }),
+    "no such window",
+  );
+  assertStringIncludes(
+    await s.fails("select_layout", { windowId: "@999", layout: forThree }),
     "no such window",
   );
 });

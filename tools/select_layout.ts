@@ -5,6 +5,7 @@ import { ToolError } from "../mcp/errors.ts";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { windowId, windowView } from "../mcp/schemas.ts";
 import { withoutValues } from "../mcp/workspace.ts";
+import { runIf } from "../tmux/guard.ts";
 import { windowTarget } from "../tmux/targets.ts";
 import { noSuch, parseWindows, windowViewCommand } from "../tmux/views.ts";
 
@@ -22,13 +23,26 @@ function checksum(body: string): number {
 }
 
 /**
- * Refuses what tmux cannot take. tmux 3.3a's select-layout crashes the whole
- * tmux server on a string that is neither a layout name nor starts with a
- * hex checksum (measured: "", "#abc", "zzzz,100x30,0,0,0"), so only the
- * names and well-formed layout strings are passed on.
+ * The panes a layout string's body arranges: its cells (`WxH,X,Y`) less the
+ * ones that split into others (followed by `{` or `[`), as tmux 3.3a's
+ * layout_construct reads them.
  */
-function checkLayout(layout: string): void {
-  if (BUILT_IN.includes(layout)) return;
+export function layoutPanes(body: string): number {
+  const cells = body.match(/\d+x\d+/g)?.length ?? 0;
+  const splits = body.match(/\d+x\d+,\d+,\d+[{[]/g)?.length ?? 0;
+  return cells - splits;
+}
+
+/**
+ * Refuses what tmux cannot take, and resolves with the number of panes a
+ * layout string arranges (null for a built-in name). tmux 3.3a's
+ * select-layout crashes the whole tmux server on a string that is neither a
+ * layout name nor starts with a hex checksum (measured: "", "#abc",
+ * "zzzz,100x30,0,0,0"), so only the names and well-formed layout strings are
+ * passed on.
+ */
+function checkLayout(layout: string): number | null {
+  if (BUILT_IN.includes(layout)) return null;
   const match = LAYOUT_STRING.exec(layout);
   if (!match) {
     throw new ToolError(
@@ -54,6 +68,21 @@ function checkLayout(layout: string): void {
       );
     }
   }
+  return layoutPanes(match[2]);
+}
+
+/** What the guard prints when the window's pane count is not the layout string's. */
+const OTHER_COUNT = "tmux-mcp-layout-other-count";
+
+/** The refusal of a layout string for `cells` panes on `windowId`, which has `panes`. */
+function otherCount(windowId: string, cells: number, panes: number): ToolError {
+  const plural = (n: number) => `${n} pane${n === 1 ? "" : "s"}`;
+  return new ToolError(
+    `the layout string is for ${plural(cells)}, but window ${windowId} has ${plural(panes)}`,
+    "A layout string fits only a window with as many panes as it was saved from: read this " +
+      "window's current one with get_window_info ('layout'), add or remove panes first, or use a " +
+      `built-in layout (${BUILT_IN.join(", ")}), which fits any number of panes.`,
+  );
 }
 
 /** The select_layout tool. */
@@ -62,8 +91,9 @@ export const selectLayout = defineTool({
   title: "Select layout",
   description:
     "Arranges a window's panes: a built-in layout (even-horizontal, even-vertical, main-horizontal, " +
-    "main-vertical, tiled) or a layout string saved earlier from list_windows' 'layout' (it must fit " +
-    "the window's pane count). Returns the window with its new layout read back.",
+    "main-vertical, tiled) or a layout string saved earlier from list_windows' 'layout' (it must be " +
+    "for as many panes as the window has, else it is refused). Returns the window with its new layout " +
+    "read back.",
   capability: changesTmux("manage", ["change"]),
   input: z.strictObject({
     windowId,
@@ -73,14 +103,27 @@ export const selectLayout = defineTool({
   }),
   output: z.object({ window: windowView }),
   async handler(args, ctx) {
-    checkLayout(args.layout);
-    const [, output] = await withoutValues([args.layout], () =>
+    const cells = checkLayout(args.layout);
+    const target = windowTarget(args.windowId);
+    const select = ["select-layout", "-t", target, args.layout];
+    // tmux 3.3a refuses a string for fewer panes than the window has ("have 3
+    // panes but need 2") and silently drops cells of one for more, so the
+    // window would not get the layout asked for. tmux compares the counts
+    // right before the change, in its round trip, so a pane added meanwhile counts.
+    const [selected, output] = await withoutValues([args.layout], () =>
       ctx.tmux.run([
-        ["select-layout", "-t", windowTarget(args.windowId), args.layout],
+        cells === null ? select : runIf(target, `#{==:#{window_panes},${cells}}`, [select], [[
+          "display-message",
+          "-p",
+          OTHER_COUNT,
+        ]]),
         windowViewCommand(args.windowId),
       ]));
     const [window] = parseWindows(output);
     if (!window) throw noSuch("window");
+    if (cells !== null && selected.split("\n")[0] === OTHER_COUNT) {
+      throw otherCount(window.windowId, cells, window.panes);
+    }
     return { window };
   },
 });
