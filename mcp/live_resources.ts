@@ -423,7 +423,8 @@ export class LiveResources implements ResourceProvider {
       const contents = [{
         uri,
         mimeType: "application/json",
-        text: JSON.stringify(await readSessions(ctx), null, 2),
+        // Compact: indentation would add about 30% that a client and the budget pay for.
+        text: JSON.stringify(await readSessions(ctx)),
       }];
       // Every result fits the byte budget (CONTRACT §4); a list cut short would read as whole.
       if (utf8Length(JSON.stringify({ contents })) > ctx.settings.maxBytes) {
@@ -445,7 +446,7 @@ export class LiveResources implements ResourceProvider {
       throw paneMissing(error);
     }
     return ref.kind === "view"
-      ? [{ uri, mimeType: "application/json", text: JSON.stringify(state.pane, null, 2) }]
+      ? [{ uri, mimeType: "application/json", text: JSON.stringify(state.pane) }]
       : [{ uri, mimeType: "text/plain", text: screenText(ctx, uri, state.screen) }];
   }
 

@@ -149,6 +149,17 @@ Deno.test("resources: sessions and each pane's view and content are listed, temp
   });
 });
 
+Deno.test("resources: the sessions and pane views are compact JSON", async () => {
+  await withNotifications([], async (fx, s) => {
+    const pane = await firstPane(fx);
+    for (const uri of ["tmux://sessions", `tmux://panes/${encodeURIComponent(pane)}`]) {
+      const text = await readText(s, uri);
+      // Indentation is about 30% of a view: it would hit --max-bytes sooner.
+      assertEquals(text, JSON.stringify(JSON.parse(text)), `${uri} has no indentation`);
+    }
+  });
+});
+
 Deno.test("resources: at most 100 panes are listed one by one, and the listing says so", async () => {
   await withNotifications([], async (fx, s) => {
     const many: string[] = [];
