@@ -159,13 +159,15 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return diff === 0;
 }
 
-function toBase64Url(bytes: Uint8Array): string {
+/** `bytes` in base64url without padding, the alphabet of every cursor this server gives. */
+export function toBase64Url(bytes: Uint8Array): string {
   let binary = "";
   for (const byte of bytes) binary += String.fromCharCode(byte);
   return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }
 
-function fromBase64Url(text: string): Uint8Array | undefined {
+/** The bytes of a base64url text, or undefined when it is not one. */
+export function fromBase64Url(text: string): Uint8Array | undefined {
   if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) return undefined;
   const padded = text.replaceAll("-", "+").replaceAll("_", "/") +
     "=".repeat((4 - (text.length % 4)) % 4);

@@ -371,7 +371,10 @@ export class LiveResources implements ResourceProvider {
       }`,
       mimeType: "application/json",
     }];
-    for (const pane of panes.slice(0, MAX_LISTED_PANES)) {
+    // The lowest ids: the same panes whatever tmux's order, as pages expect (resourcePage).
+    const listed = panes.toSorted((a, b) => Number(a.paneId.slice(1)) - Number(b.paneId.slice(1)))
+      .slice(0, MAX_LISTED_PANES);
+    for (const pane of listed) {
       const w = window.get(pane.windowId);
       const where = `${sessionName.get(pane.sessionId) ?? pane.sessionId}:${
         w ? `${w.index} (${w.name})` : pane.windowId

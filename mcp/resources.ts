@@ -6,6 +6,7 @@
  */
 
 import { utf8Length } from "./budget.ts";
+import { fromBase64Url, toBase64Url } from "./cursor.ts";
 import type { ToolContext } from "./registry.ts";
 
 /** A listed resource. */
@@ -97,43 +98,93 @@ export interface ResourcePage {
 }
 
 /**
- * The page of `resources` that starts at `cursor` (absent: the first) and
- * whose answer fits `maxBytes` as it goes on the wire (CONTRACT §4), with
- * the cursor of the next page when some are left. A page holds at least one
- * resource, so paging always ends. The cursor is the index of the page's
- * first resource: a listing that changed in between is announced by
- * `list_changed`, and a cursor past its end is refused with what to do.
+ * Orders resource URIs as text, except that runs of digits compare as
+ * numbers: `tmux://panes/%259` (pane %9) comes before `tmux://panes/%2510`,
+ * and a pane's view just before its content. tmux never reuses a pane id, so
+ * a new pane sorts after every pane listed before it.
+ */
+export function compareUris(a: string, b: string): number {
+  const left = a.match(/\d+|\D+/g) ?? [];
+  const right = b.match(/\d+|\D+/g) ?? [];
+  for (let i = 0; i < Math.min(left.length, right.length); i++) {
+    let [x, y] = [left[i], right[i]];
+    if (x === y) continue;
+    if (/^\d/.test(x) && /^\d/.test(y)) {
+      const [p, q] = [x.replace(/^0+(?=.)/, ""), y.replace(/^0+(?=.)/, "")];
+      if (p.length !== q.length) return p.length - q.length;
+      // Equal numbers (`007`, `7`) fall back to their text, so no two URIs tie.
+      if (p !== q) [x, y] = [p, q];
+    }
+    return x < y ? -1 : 1;
+  }
+  return left.length - right.length;
+}
+
+/** What a page cursor's text starts with: the format, so that no other cursor reads as one. */
+const PAGE_CURSOR_TAG = "resources/list after ";
+
+/** The cursor of the page after `uri`, the last one listed. */
+function pageCursor(uri: string): string {
+  return toBase64Url(new TextEncoder().encode(PAGE_CURSOR_TAG + uri));
+}
+
+/** The URI a page cursor names, or undefined when it is no cursor of resources/list. */
+function cursorUri(cursor: string): string | undefined {
+  const bytes = fromBase64Url(cursor);
+  if (!bytes) return undefined;
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+  return text.startsWith(PAGE_CURSOR_TAG) ? text.slice(PAGE_CURSOR_TAG.length) : undefined;
+}
+
+/**
+ * The page of `resources`, in {@link compareUris} order, that follows the
+ * resource `cursor` names (absent: the first page), and whose answer fits
+ * `maxBytes` as it goes on the wire (CONTRACT §4), with the cursor of the
+ * next page when some are left. A page holds at least one resource, so
+ * paging always ends. The cursor names the last resource listed rather than
+ * a position: resources that appear or go between two pages shift no other
+ * one across the boundary (a position would list one twice or skip one),
+ * and that resource need not exist any more. A text that is no such cursor
+ * is refused with what to do.
  */
 export function resourcePage(
   resources: readonly ResourceEntry[],
   cursor: string | undefined,
   maxBytes: number,
 ): ResourcePage {
+  const sorted = [...resources].sort((a, b) => compareUris(a.uri, b.uri));
   let from = 0;
   if (cursor !== undefined) {
-    const match = /^r([0-9]{1,9})$/.exec(cursor);
-    from = match ? Number(match[1]) : -1;
-    if (from < 0 || from > resources.length) {
+    const after = cursorUri(cursor);
+    if (after === undefined) {
       throw new ResourceError(
-        "that cursor is not one this listing gave, or the listing has shrunk since. " +
-          "Call resources/list without a cursor to start again",
+        "that cursor is not one resources/list gave. Pass nextCursor exactly as the last " +
+          "resources/list returned it, or call resources/list without a cursor to start again",
         INVALID_PARAMS,
       );
     }
+    from = sorted.findIndex((r) => compareUris(r.uri, after) > 0);
+    if (from < 0) from = sorted.length;
   }
-  const rest = resources.slice(from);
+  const rest = sorted.slice(from);
   const bytes = (value: unknown) => utf8Length(JSON.stringify(value));
   if (bytes({ resources: rest }) <= maxBytes) return { resources: rest };
   // Room for the page's frame and the longest cursor, then each resource and its comma.
-  let size = bytes({ resources: [], nextCursor: `r${resources.length}` });
+  const longest = rest.reduce((a, r) => (utf8Length(r.uri) > utf8Length(a) ? r.uri : a), "");
+  let size = bytes({ resources: [], nextCursor: pageCursor(longest) });
   let to = from;
-  while (to < resources.length) {
-    const cost = bytes(resources[to]) + (to > from ? 1 : 0);
+  while (to < sorted.length) {
+    const cost = bytes(sorted[to]) + (to > from ? 1 : 0);
     if (to > from && size + cost > maxBytes) break;
     size += cost;
     to++;
   }
-  return to < resources.length
-    ? { resources: resources.slice(from, to), nextCursor: `r${to}` }
+  return to < sorted.length
+    ? { resources: sorted.slice(from, to), nextCursor: pageCursor(sorted[to - 1].uri) }
     : { resources: rest };
 }

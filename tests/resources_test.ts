@@ -192,8 +192,47 @@ Deno.test("resources: a listing over --max-bytes comes in pages that each fit it
     assert(pages > 1, "31 panes do not fit one page of 4,000 bytes");
     assertEquals(new Set(uris).size, uris.length, "no resource listed twice");
     assertEquals(uris.length, 2 + 2 * 31, "capabilities, sessions and two per pane");
-    const error = await rejection(() => s.client.listResources({ cursor: "bogus" }));
-    assertStringIncludes(error, "resources/list without a cursor");
+    // Nonsense, the positional cursor of earlier versions, and another tool's cursor.
+    const pane = await firstPane(fx);
+    const { cursor: since } = await s.ok<{ cursor: string }>("capture_since", { paneId: pane });
+    for (const foreign of ["bogus", "r2", since]) {
+      const error = await rejection(() => s.client.listResources({ cursor: foreign }));
+      assertStringIncludes(error, "-32602");
+      assertStringIncludes(error, "not one resources/list gave");
+      assertStringIncludes(error, "resources/list without a cursor");
+    }
+  });
+});
+
+Deno.test("resources: panes created or killed between pages neither repeat nor skip the others", async () => {
+  await withNotifications(["--max-bytes", "4000"], async (fx, s) => {
+    const many: string[] = [];
+    for (let i = 0; i < 30; i++) many.push(...(i > 0 ? [";"] : []), "new-window", "-d");
+    await fx.tmux(...many);
+    const before = (await fx.tmux("list-panes", "-a", "-F", "#{pane_id}")).split("\n");
+    const uris: string[] = [];
+    const page = async (cursor?: string) => {
+      const next = await s.client.listResources(cursor === undefined ? {} : { cursor });
+      uris.push(...next.resources.map((r: { uri: string }) => r.uri));
+      return next.nextCursor;
+    };
+    let cursor = await page();
+    assert(cursor !== undefined, "31 panes do not fit one page of 4,000 bytes");
+    // A pane listed on the first page goes: a position would now skip one.
+    const listedPane = before.find((p) => uris.includes(contentUri(p)) && p !== before[0])!;
+    await fx.tmux("kill-pane", "-t", listedPane);
+    cursor = await page(cursor);
+    assert(cursor !== undefined, "a third page");
+    // A pane appears in the first window, which tmux lists before every
+    // other window's panes: a position would now repeat one.
+    const added = await fx.tmux("split-window", "-d", "-t", before[0], "-P", "-F", "#{pane_id}");
+    for (let pages = 2; cursor !== undefined && pages < 100; pages++) cursor = await page(cursor);
+    assertEquals(new Set(uris).size, uris.length, `no resource listed twice: ${uris}`);
+    for (const pane of before.filter((p) => p !== listedPane)) {
+      assert(uris.includes(contentUri(pane)), `${pane}, there all along, is listed`);
+    }
+    // A new pane has a higher id than any listed: it comes after the page boundary.
+    assert(uris.includes(contentUri(added)), `${added}, created between pages, is listed`);
   });
 });
 

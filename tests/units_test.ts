@@ -539,3 +539,29 @@ Deno.test("select_layout counts the panes a layout string arranges, nested split
   // A leaf without a pane id (tmux makes the id optional).
   assertEquals(layoutPanes("80x24,0,0{40x24,0,0,39x24,41,0}"), 2);
 });
+
+Deno.test("resource order: pane ids compare as numbers, a view before its content", async () => {
+  const { compareUris } = await import("../mcp/resources.ts");
+  const uris = [
+    "tmux://sessions",
+    "tmux://panes/%2510/content",
+    "tmux://panes/%259",
+    "tmux://panes/%2510",
+    "tmux://capabilities",
+    "tmux://panes/%259/content",
+    "tmux://panes/%25100",
+  ];
+  assertEquals(uris.toSorted(compareUris), [
+    "tmux://capabilities",
+    "tmux://panes/%259",
+    "tmux://panes/%259/content",
+    "tmux://panes/%2510",
+    "tmux://panes/%2510/content",
+    "tmux://panes/%25100",
+    "tmux://sessions",
+  ]);
+  // Numbers by value, however many leading zeros; equal values still order.
+  assert(compareUris("a09", "a8") > 0, "9 after 8");
+  assert(compareUris("a007", "a7") !== 0, "no two URIs tie");
+  assertEquals(compareUris("a7", "a7"), 0);
+});
