@@ -430,11 +430,12 @@ export class LiveResources implements ResourceProvider {
         text: JSON.stringify(await readSessions(ctx)),
       }];
       // Every result fits the byte budget (CONTRACT §4); a list cut short would read as whole.
-      if (utf8Length(JSON.stringify({ contents })) > ctx.settings.maxBytes) {
+      const size = utf8Length(JSON.stringify({ contents }));
+      if (size > ctx.settings.maxBytes) {
         throw new ResourceError(
-          `the sessions view is larger than the byte budget (${ctx.settings.maxBytes} bytes). ` +
-            "Read one session with get_session_info {session} (sessions are named in the pane " +
-            "descriptions of resources/list), or raise --max-bytes",
+          `the sessions view is larger than the byte budget (${ctx.settings.maxBytes} bytes; ` +
+            `it needs at least ${size}). Read one session with get_session_info {session} ` +
+            "(sessions are named in the pane descriptions of resources/list), or raise --max-bytes",
           INTERNAL_ERROR,
         );
       }

@@ -88,10 +88,12 @@ export function successResult(
     size = resultBytes(result);
     if (size <= maxBytes) return result;
   }
+  // The size with every text block emptied: the least budget that returns the result at all.
+  const needs = `${maxBytes} bytes; it needs at least ${size}`;
   throw new ToolError(
     changed
-      ? `tmux made the change, but the result describing it is larger than the byte budget (${maxBytes} bytes)`
-      : `the result is larger than the byte budget (${maxBytes} bytes)`,
+      ? `tmux made the change, but the result describing it is larger than the byte budget (${needs})`
+      : `the result is larger than the byte budget (${needs})`,
     changed ? `Do not repeat the call. ${overBudgetHint}` : overBudgetHint,
   );
 }

@@ -344,6 +344,46 @@ serverTest(
 );
 
 serverTest(
+  "budgets: every session over --max-bytes is refused with the reads that work and the budget it needs",
+  async (fx, s) => {
+    const args: string[] = [];
+    for (let i = 0; i < 40; i++) args.push(";", "new-session", "-d", "-s", `extra${i}`);
+    await fx.tmux(...args.slice(1));
+    const error = await s.fails("list_sessions", {});
+    assertStringIncludes(error, "byte budget");
+    // The sessions one by one, 16 to a batch (whose limit is not --max-bytes).
+    assertStringIncludes(error, "get_session_info {session}");
+    assertStringIncludes(error, "call_read_tools_batch");
+    let succeeded = 0;
+    for (let from = 0; from < 41; from += 16) {
+      const operations = Array.from({ length: Math.min(16, 41 - from) }, (_, n) => ({
+        tool: "get_session_info",
+        arguments: { session: `$${from + n}` },
+      }));
+      const batch = await s.ok<{ succeeded: number; truncated: boolean }>(
+        "call_read_tools_batch",
+        { operations, onError: "continue" },
+      );
+      assertEquals(batch.truncated, false);
+      succeeded += batch.succeeded;
+    }
+    assertEquals(succeeded, 41);
+    // The budget the error names is enough for the whole list.
+    const needed = /needs at least (\d+)/.exec(error)?.[1];
+    assert(needed !== undefined, `the needed budget is named: ${error}`);
+    assert(Number(needed) > 4000, `${needed} is over the budget`);
+    const wider = await startServer(fx.socketPath, { args: ["--max-bytes", needed] });
+    try {
+      const whole = await wider.ok<{ sessions: unknown[] }>("list_sessions", {});
+      assertEquals(whole.sessions.length, 41);
+    } finally {
+      await wider.close();
+    }
+  },
+  { args: ["--max-bytes", "4000"] },
+);
+
+serverTest(
   "budgets: every session's windows over --max-bytes are refused with session as the narrower read",
   async (fx, s) => {
     const args: string[] = [];

@@ -272,6 +272,16 @@ Deno.test("resources: a sessions view over --max-bytes is refused with what to d
     assertStringIncludes(error, "byte budget");
     assertStringIncludes(error, "get_session_info");
     assertStringIncludes(error, "--max-bytes");
+    // The budget it names is enough for the whole view.
+    const needed = /needs at least (\d+)/.exec(error)?.[1];
+    assert(needed !== undefined, `the needed budget is named: ${error}`);
+    const wider = await startServer(fx.socketPath, { args: ["--max-bytes", needed] });
+    try {
+      const sessions = JSON.parse(await readText(wider, "tmux://sessions"));
+      assertEquals(sessions.length, 41);
+    } finally {
+      await wider.close();
+    }
   });
 });
 
