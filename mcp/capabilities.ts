@@ -7,7 +7,8 @@
 
 import { isOwnSocket } from "../tmux/client.ts";
 import { type AnyTool, CAPABILITY_META_KEY } from "./registry.ts";
-import type { ResourceProvider } from "./resources.ts";
+import { utf8Length } from "./budget.ts";
+import { INTERNAL_ERROR, ResourceError, type ResourceProvider } from "./resources.ts";
 import type { Settings } from "./settings.ts";
 import { SERVER_NAME, SERVER_VERSION } from "./version.ts";
 
@@ -76,11 +77,27 @@ export function capabilitiesProvider(document: () => Record<string, unknown>): R
           "This server's version, driven tmux socket, toolsets and each tool's capability record.",
         mimeType: "application/json",
       }]),
-    read: (uri) =>
-      Promise.resolve(
-        uri === CAPABILITIES_URI
-          ? [{ uri, mimeType: "application/json", text: JSON.stringify(document(), null, 2) }]
-          : null,
-      ),
+    read: (uri, ctx) => {
+      if (uri !== CAPABILITIES_URI) return Promise.resolve(null);
+      // Compact: indentation is about a third of the document (--print-capabilities keeps it for people).
+      const contents = [{ uri, mimeType: "application/json", text: JSON.stringify(document()) }];
+      // Every result fits the byte budget (CONTRACT §4); a document cut short would read as whole.
+      const max = ctx.settings.maxBytes;
+      const size = utf8Length(JSON.stringify({ contents }));
+      if (size > max) {
+        // The document states the budget: at a larger one it is longer by the extra digits.
+        let needed = size;
+        while (size + String(needed).length - String(max).length > needed) needed++;
+        return Promise.reject(
+          new ResourceError(
+            `the capabilities document is larger than the byte budget (${max} ` +
+              `bytes; it needs at least ${needed}). Each tool's capability record is also in ` +
+              `tools/list (_meta["${CAPABILITY_META_KEY}"]); raise --max-bytes to read the whole document`,
+            INTERNAL_ERROR,
+          ),
+        );
+      }
+      return Promise.resolve(contents);
+    },
   };
 }

@@ -10,7 +10,7 @@ import {
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { assert, assertEquals, assertStringIncludes, rejection } from "./assert.ts";
+import { assert, assertEquals, assertStringIncludes, rejection, wireBytes } from "./assert.ts";
 import {
   childProcesses,
   countingTmux,
@@ -149,10 +149,15 @@ Deno.test("resources: sessions and each pane's view and content are listed, temp
   });
 });
 
-Deno.test("resources: the sessions and pane views are compact JSON", async () => {
+Deno.test("resources: the capabilities, sessions and pane views are compact JSON", async () => {
   await withNotifications([], async (fx, s) => {
     const pane = await firstPane(fx);
-    for (const uri of ["tmux://sessions", `tmux://panes/${encodeURIComponent(pane)}`]) {
+    const uris = [
+      "tmux://capabilities",
+      "tmux://sessions",
+      `tmux://panes/${encodeURIComponent(pane)}`,
+    ];
+    for (const uri of uris) {
       const text = await readText(s, uri);
       // Indentation is about 30% of a view: it would hit --max-bytes sooner.
       assertEquals(text, JSON.stringify(JSON.parse(text)), `${uri} has no indentation`);
@@ -279,6 +284,24 @@ Deno.test("resources: a sessions view over --max-bytes is refused with what to d
     try {
       const sessions = JSON.parse(await readText(wider, "tmux://sessions"));
       assertEquals(sessions.length, 41);
+    } finally {
+      await wider.close();
+    }
+  });
+});
+
+Deno.test("resources: a capabilities document over --max-bytes is refused with what to do", async () => {
+  await withNotifications(["--max-bytes", "4000"], async (fx, s) => {
+    const error = await rejection(() => s.client.readResource({ uri: "tmux://capabilities" }));
+    assertStringIncludes(error, "byte budget");
+    assertStringIncludes(error, "tools/list");
+    const needed = /needs at least (\d+)/.exec(error)?.[1];
+    assert(needed !== undefined, `the needed budget is named: ${error}`);
+    const wider = await startServer(fx.socketPath, { args: ["--max-bytes", needed] });
+    try {
+      const read = await wider.client.readResource({ uri: "tmux://capabilities" });
+      assert(wireBytes(read) <= Number(needed), "the read fits the budget the error named");
+      assert(JSON.parse(await readText(wider, "tmux://capabilities")).tools.length > 0);
     } finally {
       await wider.close();
     }
