@@ -99,5 +99,7 @@ export function capabilitiesProvider(document: () => Record<string, unknown>): R
       }
       return Promise.resolve(contents);
     },
+    // Never subscribed (subscribe refuses it), so there is nothing to end; it is no unknown resource.
+    unsubscribe: (uri) => Promise.resolve(uri === CAPABILITIES_URI),
   };
 }

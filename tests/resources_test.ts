@@ -328,6 +328,17 @@ Deno.test("resources: a killed or unknown pane answers a clear error", async () 
   });
 });
 
+Deno.test("resources: unsubscribing from the capabilities document, which cannot be subscribed to, is no error", async () => {
+  await withNotifications([], async (_fx, s) => {
+    const fixed = await rejection(() => s.client.subscribeResource({ uri: "tmux://capabilities" }));
+    assertStringIncludes(fixed, "cannot be subscribed to");
+    // It is listed: "unknown resource, use one from resources/list" would send the client in a circle.
+    assertEquals(await s.client.unsubscribeResource({ uri: "tmux://capabilities" }), {});
+    const unknown = await rejection(() => s.client.unsubscribeResource({ uri: "tmux://nothing" }));
+    assertStringIncludes(unknown, "unknown resource");
+  });
+});
+
 Deno.test("resources: completion of paneId offers the pane ids starting with the prefix", async () => {
   await withNotifications([], async (fx, s) => {
     for (let i = 0; i < 11; i++) await fx.tmux("split-window", "-d", "-t", "main", "-l", "1");
