@@ -98,12 +98,16 @@ export interface ResourcePage {
 }
 
 /**
- * Orders resource URIs as text, except that runs of digits compare as
+ * Orders resource URIs: the server-wide ones (nothing under the host, such
+ * as `tmux://sessions`) first, where a client that reads only the first page
+ * finds them, then the others as text, except that runs of digits compare as
  * numbers: `tmux://panes/%259` (pane %9) comes before `tmux://panes/%2510`,
  * and a pane's view just before its content. tmux never reuses a pane id, so
  * a new pane sorts after every pane listed before it.
  */
 export function compareUris(a: string, b: string): number {
+  const nested = (uri: string) => /^[^:]*:\/\/[^/]*\/./.test(uri) ? 1 : 0;
+  if (nested(a) !== nested(b)) return nested(a) - nested(b);
   const left = a.match(/\d+|\D+/g) ?? [];
   const right = b.match(/\d+|\D+/g) ?? [];
   for (let i = 0; i < Math.min(left.length, right.length); i++) {

@@ -540,7 +540,7 @@ Deno.test("select_layout counts the panes a layout string arranges, nested split
   assertEquals(layoutPanes("80x24,0,0{40x24,0,0,39x24,41,0}"), 2);
 });
 
-Deno.test("resource order: pane ids compare as numbers, a view before its content", async () => {
+Deno.test("resource order: server-wide views first, pane ids as numbers, a view before its content", async () => {
   const { compareUris } = await import("../mcp/resources.ts");
   const uris = [
     "tmux://sessions",
@@ -553,12 +553,12 @@ Deno.test("resource order: pane ids compare as numbers, a view before its conten
   ];
   assertEquals(uris.toSorted(compareUris), [
     "tmux://capabilities",
+    "tmux://sessions",
     "tmux://panes/%259",
     "tmux://panes/%259/content",
     "tmux://panes/%2510",
     "tmux://panes/%2510/content",
     "tmux://panes/%25100",
-    "tmux://sessions",
   ]);
   // Numbers by value, however many leading zeros; equal values still order.
   assert(compareUris("a09", "a8") > 0, "9 after 8");
