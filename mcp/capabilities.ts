@@ -7,8 +7,7 @@
 
 import { isOwnSocket } from "../tmux/client.ts";
 import { type AnyTool, CAPABILITY_META_KEY } from "./registry.ts";
-import { utf8Length } from "./budget.ts";
-import { INTERNAL_ERROR, ResourceError, type ResourceProvider } from "./resources.ts";
+import { type ResourceProvider, withinBudget } from "./resources.ts";
 import type { Settings } from "./settings.ts";
 import { SERVER_NAME, SERVER_VERSION } from "./version.ts";
 
@@ -77,28 +76,27 @@ export function capabilitiesProvider(document: () => Record<string, unknown>): R
           "This server's version, driven tmux socket, toolsets and each tool's capability record.",
         mimeType: "application/json",
       }]),
-    read: (uri, ctx) => {
-      if (uri !== CAPABILITIES_URI) return Promise.resolve(null);
-      // Compact: indentation is about a third of the document (--print-capabilities keeps it for people).
-      const contents = [{ uri, mimeType: "application/json", text: JSON.stringify(document()) }];
-      // Every result fits the byte budget (CONTRACT §4); a document cut short would read as whole.
-      const max = ctx.settings.maxBytes;
-      const size = utf8Length(JSON.stringify({ contents }));
-      if (size > max) {
-        // The document states the budget: at a larger one it is longer by the extra digits.
-        let needed = size;
-        while (size + String(needed).length - String(max).length > needed) needed++;
-        return Promise.reject(
-          new ResourceError(
-            `the capabilities document is larger than the byte budget (${max} ` +
-              `bytes; it needs at least ${needed}). Each tool's capability record is also in ` +
-              `tools/list (_meta["${CAPABILITY_META_KEY}"]); raise --max-bytes to read the whole document`,
-            INTERNAL_ERROR,
-          ),
+    // In a then(): the refusal rejects the promise rather than throwing.
+    read: (uri, ctx) =>
+      Promise.resolve().then(() => {
+        if (uri !== CAPABILITIES_URI) return null;
+        // Compact: indentation is about a third of the document (--print-capabilities keeps it for people).
+        const contents = [{ uri, mimeType: "application/json", text: JSON.stringify(document()) }];
+        const max = ctx.settings.maxBytes;
+        return withinBudget(
+          contents,
+          max,
+          "the capabilities document",
+          `Each tool's capability record is also in tools/list (_meta["${CAPABILITY_META_KEY}"]); ` +
+            "raise --max-bytes to read the whole document",
+          // The document states the budget: at a larger one it is longer by the extra digits.
+          (size) => {
+            let needed = size;
+            while (size + String(needed).length - String(max).length > needed) needed++;
+            return needed;
+          },
         );
-      }
-      return Promise.resolve(contents);
-    },
+      }),
     // Never subscribed (subscribe refuses it), so there is nothing to end; it is no unknown resource.
     unsubscribe: (uri) => Promise.resolve(uri === CAPABILITIES_URI),
   };

@@ -59,6 +59,7 @@ import {
   ResourceError,
   type ResourceProvider,
   type ResourceTemplateEntry,
+  withinBudget,
 } from "./resources.ts";
 
 /** The URI of the sessions view. */
@@ -429,17 +430,13 @@ export class LiveResources implements ResourceProvider {
         // Compact: indentation would add about 30% that a client and the budget pay for.
         text: JSON.stringify(await readSessions(ctx)),
       }];
-      // Every result fits the byte budget (CONTRACT §4); a list cut short would read as whole.
-      const size = utf8Length(JSON.stringify({ contents }));
-      if (size > ctx.settings.maxBytes) {
-        throw new ResourceError(
-          `the sessions view is larger than the byte budget (${ctx.settings.maxBytes} bytes; ` +
-            `it needs at least ${size}). Read one session with get_session_info {session} ` +
-            "(sessions are named in the pane descriptions of resources/list), or raise --max-bytes",
-          INTERNAL_ERROR,
-        );
-      }
-      return contents;
+      return withinBudget(
+        contents,
+        ctx.settings.maxBytes,
+        "the sessions view",
+        "Read one session with get_session_info {session} (sessions are named in the pane " +
+          "descriptions of resources/list), or raise --max-bytes",
+      );
     }
     const ref = parsePaneUri(uri);
     if (!ref) return null;
@@ -449,9 +446,17 @@ export class LiveResources implements ResourceProvider {
     } catch (error) {
       throw paneMissing(error);
     }
-    return ref.kind === "view"
-      ? [{ uri, mimeType: "application/json", text: JSON.stringify(state.pane) }]
-      : [{ uri, mimeType: "text/plain", text: screenText(ctx, uri, state.screen) }];
+    if (ref.kind === "content") {
+      return [{ uri, mimeType: "text/plain", text: screenText(ctx, uri, state.screen) }];
+    }
+    // Its directory can be as long as PATH_MAX (4,096 bytes), over the smallest budget.
+    return withinBudget(
+      [{ uri, mimeType: "application/json", text: JSON.stringify(state.pane) }],
+      ctx.settings.maxBytes,
+      "the pane's view",
+      "Its directory or title is that long: read the other fields with get_tmux_variables " +
+        "{names: [pane_current_command, pane_pid, ...], paneId}, or raise --max-bytes",
+    );
   }
 
   /** Subscribes to a pane's view or content, or to the sessions view. */

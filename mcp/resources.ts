@@ -88,6 +88,30 @@ export class ResourceError extends Error {
   }
 }
 
+/**
+ * `contents` when its read fits `maxBytes` as it goes on the wire (CONTRACT
+ * §4), else the refusal: `what` is larger than the budget, the least budget
+ * that returns it (`needed` maps the read's size to it, for a document that
+ * states the budget), then `instead`. A JSON document cut short would read
+ * as whole, so it is refused rather than cut.
+ */
+export function withinBudget(
+  contents: ResourceContents[],
+  maxBytes: number,
+  what: string,
+  instead: string,
+  needed: (size: number) => number = (size) => size,
+): ResourceContents[] {
+  const size = utf8Length(JSON.stringify({ contents }));
+  if (size <= maxBytes) return contents;
+  throw new ResourceError(
+    `${what} is larger than the byte budget (${maxBytes} bytes; it needs at least ${
+      needed(size)
+    }). ${instead}`,
+    INTERNAL_ERROR,
+  );
+}
+
 /** One page of a `resources/list` answer. */
 export interface ResourcePage {
   [key: string]: unknown;

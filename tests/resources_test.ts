@@ -290,6 +290,28 @@ Deno.test("resources: a sessions view over --max-bytes is refused with what to d
   });
 });
 
+Deno.test("resources: a pane view over --max-bytes is refused with what to do", async () => {
+  await withNotifications(["--max-bytes", "4000"], async (fx, s) => {
+    const pane = await firstPane(fx);
+    // A directory path of about 3,900 bytes (PATH_MAX is 4,096), so the view is over 4,000.
+    const deep = `${fx.dir}/${
+      Array.from({ length: 19 }, (_, i) => `${i}`.padEnd(200, "d")).join("/")
+    }`;
+    await fx.runInPane(pane, `mkdir -p '${deep}' && cd '${deep}'`);
+    const uri = `tmux://panes/${encodeURIComponent(pane)}`;
+    const error = await rejection(() => s.client.readResource({ uri }));
+    assertStringIncludes(error, "byte budget");
+    const needed = /needs at least (\d+)/.exec(error)?.[1];
+    assert(needed !== undefined, `the needed budget is named: ${error}`);
+    const wider = await startServer(fx.socketPath, { args: ["--max-bytes", needed] });
+    try {
+      assertEquals(JSON.parse(await readText(wider, uri)).currentPath, deep);
+    } finally {
+      await wider.close();
+    }
+  });
+});
+
 Deno.test("resources: a capabilities document over --max-bytes is refused with what to do", async () => {
   await withNotifications(["--max-bytes", "4000"], async (fx, s) => {
     const error = await rejection(() => s.client.readResource({ uri: "tmux://capabilities" }));
