@@ -9,7 +9,7 @@
 
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
-import { type Session, startServer } from "./harness.ts";
+import { ALL_TOOLSETS, serverTest, type Session, startServer } from "./harness.ts";
 import { readTopology, startTopology, within } from "./hardening.ts";
 
 /** Failure bound of the whole burst; never a synchronisation device. */
@@ -147,3 +147,46 @@ for (const transport of ["control", "process"] as const) {
     }
   });
 }
+
+/*
+ * tmux 3.3a dereferences a NULL current window when, with a control client
+ * attached, a session's current window changes and the session is destroyed
+ * in one pass of its loop, before the change is notified (two round trips
+ * read together). Parallel tool calls that select a window and kill its
+ * session must reach tmux one after the other (tmux/control_client.ts).
+ */
+serverTest(
+  "parallel select_window and kill_session calls do not crash tmux",
+  async (fx, s) => {
+    for (let round = 0; round < 5; round++) {
+      const session = `doomed-${round}`;
+      await fx.tmux("new-session", "-d", "-s", session);
+      const window = await fx.tmux(
+        "new-window",
+        "-d",
+        "-t",
+        `${session}:`,
+        "-P",
+        "-F",
+        "#{window_id}",
+      );
+      const results = await Promise.all([
+        s.call("select_window", { windowId: window }),
+        s.call("kill_session", { session }),
+        s.call("select_window", { windowId: window }),
+      ]);
+      // Each call did its work, or came after the kill and found its target gone.
+      for (const result of results) {
+        if (!result.isError) continue;
+        const text = (result.content[0] as { text: string }).text;
+        assert(/failed: tmux has no such (window|session)\./.test(text), text);
+      }
+      assertEquals(
+        await fx.tmux("list-sessions", "-F", "#{session_name}"),
+        "main",
+        `round ${round}`,
+      );
+    }
+  },
+  { args: ALL_TOOLSETS },
+);

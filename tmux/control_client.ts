@@ -18,6 +18,14 @@ import { missingTmux, spawnStats } from "./spawn.ts";
  * notify is in flight (`reserveAttach`, inside `spawnControlClient`), and
  * such commands wait while one of its control clients attaches
  * (`beginLoudCommands`).
+ *
+ * It also crashes (NULL `curw` in control_notify_session_window_changed)
+ * when, with any control client attached, a session's current window
+ * changes and the session is destroyed before tmux runs its queued
+ * notifications: `select-window -t s:1` and `kill-session -t s` read in one
+ * pass of its loop, as two tool calls' round trips sent together are. tmux
+ * runs a command's notifications before it reads more input, so loud round
+ * trips go one at a time: the next is sent once the one before is answered.
  */
 /** Control clients (or reserved slots for them) that have not attached yet. */
 const attaching = new Set<object>();
@@ -25,6 +33,8 @@ const attaching = new Set<object>();
 let loudInFlight = 0;
 /** Waiters to re-check their condition after either of the two changed. */
 const wakers = new Set<() => void>();
+/** Loud round trips waiting for their turn, in arrival order; `claim` counts one in flight. */
+const loudWaiters: { claim: () => void }[] = [];
 
 /** Longest wait for the other side (attaches, or commands in flight) before going anyway. */
 const HANDSHAKE_WAIT_MS = 3_000;
@@ -53,6 +63,10 @@ const QUIET_COMMANDS = new Set([
 
 function changed(): void {
   for (const wake of wakers) wake();
+  // Claimed here, synchronously: a waiter woken to re-check could be overtaken.
+  while (loudWaiters.length > 0 && loudInFlight === 0 && attaching.size === 0) {
+    loudWaiters.shift()!.claim();
+  }
 }
 
 /** Resolves once `done()` holds, re-checked on every change, or after {@link HANDSHAKE_WAIT_MS}. */
@@ -87,14 +101,32 @@ export function quietCommands(commands: readonly string[][]): boolean {
 
 /**
  * Call before `commands` that are not quiet reach tmux: waits while one of
- * our control clients attaches, then counts them in flight until the
- * returned function is called.
+ * our control clients attaches or another loud round trip is in flight
+ * (first come, first served; after {@link HANDSHAKE_WAIT_MS} it goes
+ * anyway, so a wedged one cannot stop every command), then counts them in
+ * flight until the returned function is called.
  */
 export async function beginLoudCommands(): Promise<() => void> {
-  // Counted in the same tick when nothing attaches, so an attach reserved
-  // right after this call already sees the commands.
-  if (attaching.size > 0) await handshakesSettled();
-  loudInFlight++;
+  if (loudInFlight === 0 && attaching.size === 0 && loudWaiters.length === 0) {
+    // Counted in the same tick, so an attach reserved right after this call
+    // already sees the commands.
+    loudInFlight++;
+  } else {
+    await new Promise<void>((resolve) => {
+      const waiter = {
+        claim: () => {
+          clearTimeout(timer);
+          loudInFlight++;
+          resolve();
+        },
+      };
+      const timer = setTimeout(() => {
+        loudWaiters.splice(loudWaiters.indexOf(waiter), 1);
+        waiter.claim();
+      }, HANDSHAKE_WAIT_MS);
+      loudWaiters.push(waiter);
+    });
+  }
   let ended = false;
   return () => {
     if (ended) return;
