@@ -34,6 +34,7 @@ import type { Caller } from "../tmux/caller.ts";
 import type { Tmux } from "../tmux/client.ts";
 import { TmuxError } from "../tmux/errors.ts";
 import { parseArguments } from "./arguments.ts";
+import { utf8Length } from "./budget.ts";
 import { ToolError } from "./errors.ts";
 import {
   type AnyTool,
@@ -434,9 +435,10 @@ export class TmuxMcpServer {
           structuredContent: structured,
         };
         // The SDK writes JSON.stringify(message) + "\n"; the envelope adds the
-        // jsonrpc version and the request id around the result.
+        // jsonrpc version and the request id around the result. A string id
+        // may hold any character, so the envelope is measured in UTF-8 bytes too.
         return resultBytes(result) +
-          JSON.stringify({ jsonrpc: "2.0", id: extra.requestId, result: null }).length -
+          utf8Length(JSON.stringify({ jsonrpc: "2.0", id: extra.requestId, result: null })) -
           "null".length + 1;
       },
     };

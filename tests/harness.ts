@@ -65,7 +65,7 @@ export interface RawServer {
   /** Writes one JSON-RPC message (`jsonrpc` added) as a line. */
   send(message: Record<string, unknown>): Promise<void>;
   /** The answer to request `id` (null: the next answer sent with id null), once it arrives. */
-  answer(id: number | null): Promise<Record<string, unknown>>;
+  answer(id: number | string | null): Promise<Record<string, unknown>>;
   /** Closes stdin (the client going away) and stops reading stdout. */
   hangUp(): Promise<void>;
 }
@@ -80,7 +80,7 @@ export function rawServer(
   const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   const encoder = new TextEncoder();
   let pending = "";
-  const answers = new Map<number, Record<string, unknown>>();
+  const answers = new Map<number | string, Record<string, unknown>>();
   // Answers to messages whose id could not be read (JSON-RPC sends them with id null).
   const unaddressed: Record<string, unknown>[] = [];
   const write = async (text: string, pieceSize = Infinity) => {
@@ -103,7 +103,9 @@ export function rawServer(
         while ((at = pending.indexOf("\n")) >= 0) {
           const message = JSON.parse(pending.slice(0, at));
           pending = pending.slice(at + 1);
-          if (typeof message.id === "number") answers.set(message.id, message);
+          if (typeof message.id === "number" || typeof message.id === "string") {
+            answers.set(message.id, message);
+          }
           if (message.id === null) unaddressed.push(message);
         }
       }

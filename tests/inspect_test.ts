@@ -4,7 +4,14 @@
  */
 
 import { assert, assertEquals, assertStringIncludes, assertWithinBytes } from "./assert.ts";
-import { eventually, serverTest, startServer, TmuxFixture, TRANSPORTS } from "./harness.ts";
+import {
+  eventually,
+  rawServer,
+  serverTest,
+  startServer,
+  TmuxFixture,
+  TRANSPORTS,
+} from "./harness.ts";
 
 type Pane = {
   paneId: string;
@@ -517,6 +524,51 @@ serverTest("read batch: 16 full-history captures stay under 1,000,000 bytes", as
   );
   void paneId;
 }, { args: ["--max-bytes", "4000000", "--max-lines", "100000"] });
+
+Deno.test("read batch: a non-ASCII request id counts in UTF-8 bytes toward the 1,000,000", async () => {
+  const fx = await TmuxFixture.start();
+  const server = rawServer(["-S", fx.socketPath, "--max-bytes", "4000000"], { stderr: "null" });
+  try {
+    const pane = await fx.shellPane();
+    await fx.runInPane(pane, "seq -f 'history line %g xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' 1 2000");
+    await server.send({
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "t", version: "0" },
+      },
+    });
+    await server.answer(1);
+    await server.send({ method: "notifications/initialized" });
+    // JSON-RPC allows string ids. This one is 600,000 UTF-8 bytes but 300,000
+    // UTF-16 units: counted in units, the line overshoots by far more than one
+    // row takes (about 50,000 bytes), so nulling rows cannot hide the miscount.
+    const id = "\u{1F600}".repeat(150_000);
+    const operations = Array.from({ length: 16 }, () => ({
+      tool: "capture_pane",
+      arguments: { paneId: pane, includeHistory: true, maxLines: 400 },
+    }));
+    await server.send({
+      id,
+      method: "tools/call",
+      params: { name: "call_read_tools_batch", arguments: { operations } },
+    });
+    const answer = await server.answer(id);
+    const result = answer.result as {
+      structuredContent: { truncated: boolean; succeeded: number };
+    };
+    // The line is the message's JSON and a newline.
+    assertWithinBytes(answer, 1_000_000 - 1);
+    assertEquals(result.structuredContent.succeeded, 16);
+    assert(result.structuredContent.truncated, "rows were nulled to fit");
+  } finally {
+    await server.hangUp();
+    await server.child.status;
+    await fx.close();
+  }
+});
 
 serverTest("read batch: 16 mixed rows equal the same calls made one by one", async (fx, s) => {
   // Window names follow the running command (env, then bash) unless fixed:
