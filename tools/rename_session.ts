@@ -15,8 +15,9 @@ export const renameSession = defineTool({
   title: "Rename session",
   description:
     "Renames a session (by id such as $1 or exact name). The name is taken literally (#{...} and #(...) " +
-    "stay text). tmux replaces ':' and '.' with '_' in session names and escapes a backslash or control " +
-    "character (\\\\, \\t, \\001); the result shows the name tmux stored.",
+    "stay text). tmux replaces ':' and '.' with '_' in session names and escapes a backslash, a " +
+    "control character or a $ before a letter, _ or { (\\\\, \\t, \\001, \\$HOME); the result " +
+    "shows the name tmux stored.",
   capability: changesTmux("manage", ["change"]),
   input: z.strictObject({
     session,

@@ -14,7 +14,9 @@ export const renameWindow = defineTool({
   title: "Rename window",
   description:
     "Renames a window and turns off tmux's automatic renaming for it, so the name stays. The name is " +
-    "taken literally (#{...} and #(...) stay text); the result shows the name tmux stored.",
+    "taken literally (#{...} and #(...) stay text); tmux escapes a backslash, a control character " +
+    "or a $ before a letter, _ or { (\\\\, \\t, \\001, \\$HOME), and the result shows the name " +
+    "tmux stored.",
   capability: changesTmux("manage", ["change"]),
   input: z.strictObject({
     windowId,
