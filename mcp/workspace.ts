@@ -76,7 +76,7 @@ export const environment = z.record(z.string(), z.string())
     "Environment variables (NAME: value) set only for the new process; values are never logged or returned. " +
       "PATH is replaced by this server's own when the call goes through a tmux process of its own " +
       "(--transport process, or no tmux server running yet): tmux 3.3a gives a process it starts for " +
-      "such a client the client's PATH.",
+      "such a client the client's PATH, and such a call may carry at most 16,000 bytes in all.",
   );
 
 /** The `-e NAME=value` arguments for `env`. */

@@ -172,6 +172,29 @@ workspaceTest("environment reaches only the new process and is never echoed", as
   assert(!s.stderr().includes(secret.slice(0, 20)), "value not logged");
 });
 
+workspaceTest(
+  "values too long for one tmux process are refused with what to do",
+  async (fx, s) => {
+    const windows = await fx.tmux("list-windows", "-a", "-F", "#{window_id}");
+    // Within the schema (a value may have 32768 characters), but 20,000 UTF-8
+    // bytes: more than one tmux process can pass ("command too long").
+    const value = `Zq7${"\u00e9".repeat(10_000)}`;
+    for (
+      const [tool, args] of [
+        ["create_window", { session: "main", environment: { BIG: value } }],
+        ["create_session", { environment: { BIG: value } }],
+      ] as const
+    ) {
+      const text = await s.fails(tool, args);
+      assertStringIncludes(text, "a tmux process can pass to the server");
+      assertStringIncludes(text, "environment values are the usual cause");
+      assert(!text.includes("Zq7"), "the value is not echoed");
+    }
+    assertEquals(await fx.tmux("list-windows", "-a", "-F", "#{window_id}"), windows);
+  },
+  ["process"],
+);
+
 workspaceTest("create_window and split_window return the new objects read back", async (fx, s) => {
   const main = await show(fx, "main", "#{session_id}");
   const before = await show(fx, "main", "#{window_id}");

@@ -5,7 +5,8 @@
  * @module
  */
 
-import { classifyTmuxFailure, unusableSocket } from "./errors.ts";
+import { commandBytes, PROCESS_ARGUMENT_BYTES } from "./chunks.ts";
+import { classifyTmuxFailure, TmuxError, unusableSocket } from "./errors.ts";
 import { spawnTmux } from "./spawn.ts";
 import type { RunOptions, Transport } from "./transport.ts";
 
@@ -17,6 +18,18 @@ const decoder = new TextDecoder();
  */
 export function encodeArgument(arg: string): string {
   return arg.endsWith(";") ? `${arg.slice(0, -1)}\\;` : arg;
+}
+
+/** The refusal of arguments a tmux process cannot pass to the server. */
+function tooLong(bytes: number): TmuxError {
+  return new TmuxError(
+    "failed",
+    `the values given make a tmux command of ${bytes} bytes (UTF-8), more than the ` +
+      `${PROCESS_ARGUMENT_BYTES} a tmux process can pass to the server; this call went through ` +
+      "one (--transport process, or no control client attached yet, as before the first session)",
+    "Pass less: environment values are the usual cause (set large ones in the new shell " +
+      "afterwards, e.g. with run_shell_command), then long names or startDirectory.",
+  );
 }
 
 /** One `tmux` process per round trip. */
@@ -38,6 +51,10 @@ export class ProcessTransport implements Transport {
       if (i > 0) args.push(";", "display-message", "-p", this.#marker, ";");
       args.push(...command.map(encodeArgument));
     });
+    // tmux refuses a longer command with "command too long", which names no
+    // value and no fix; a single command cannot be split into round trips.
+    const bytes = commandBytes(args.slice(this.globalArgs.length));
+    if (bytes > PROCESS_ARGUMENT_BYTES) throw tooLong(bytes);
     const result = await spawnTmux(this.binary, args, options);
     const stdout = decoder.decode(result.stdout);
     const stderr = result.stderr.length > 0 ? decoder.decode(result.stderr) : "";
