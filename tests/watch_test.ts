@@ -488,6 +488,16 @@ Deno.test("wait_for_text: with a cursor, the echo of the typed command line is n
     // Lines below the typed one count as before, the prompt's answer included.
     const any = structured(await session.call("wait_for_text", { cursor, timeoutSeconds: 10 }));
     assertEquals(any.outcome, "any_output");
+    // Empty lists read as no patterns (CONTRACT: no patterns = any new output).
+    const empty = structured(
+      await session.call("wait_for_text", {
+        cursor,
+        patterns: [],
+        stopPatterns: [],
+        timeoutSeconds: 10,
+      }),
+    );
+    assertEquals(empty.outcome, "any_output");
   } finally {
     await teardown(fixture, session);
   }
