@@ -37,6 +37,9 @@ import { locateTmux } from "./tmux/locate.ts";
 import { isNamedSocketPath } from "./tmux/socket_probe.ts";
 import { TopologyListener } from "./tmux/topology_listen.ts";
 
+/** Signals that end the server the way stdin's end does. */
+const STOP_SIGNALS: Deno.Signal[] = ["SIGTERM", "SIGINT", "SIGHUP"];
+
 /** Prints one clear line to stderr and exits 1: the start-up failure path. */
 function fail(message: string): never {
   console.error(`tmux-mcp: ${message}`);
@@ -165,6 +168,10 @@ async function main(argv: string[]): Promise<void> {
   };
   // stdin's end (the client went away) closes the transport.
   mcp.server.onclose = shutdown;
+  // A client that stops its server with a signal gets the same clean-up:
+  // Deno's default for these is to die at once, leaving every `tmux wait-for`
+  // of a pending wait or run orphaned and registered in tmux as a waiter.
+  for (const signal of STOP_SIGNALS) Deno.addSignalListener(signal, () => void shutdown());
   mcp.server.onerror = (error) => console.error(`tmux-mcp: ${error.message}`);
   await mcp.server.connect(new DenoStdioTransport());
   console.error(

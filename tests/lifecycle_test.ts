@@ -1,7 +1,14 @@
 /** The process contract (CONTRACT §1): one stderr line, clean exit on stdin EOF, start-up failures. */
 
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
-import { processTable, spawnServerProcess, TmuxFixture } from "./harness.ts";
+import {
+  eventually,
+  processTable,
+  spawnServerProcess,
+  startServer,
+  TmuxFixture,
+} from "./harness.ts";
+import { descendants, settled, socketProcesses, within } from "./hardening.ts";
 import { CATALOG } from "../mcp/catalog.ts";
 
 const INSPECT_TOOLS = CATALOG.filter((tool) => tool.capability.toolset === "inspect")
@@ -86,3 +93,67 @@ Deno.test("start-up failures print one clear line and exit 1", async () => {
   const missing = await startupFailure(["--tmux", "/nonexistent/tmux", "-S", "/tmp/unused.sock"]);
   assertStringIncludes(missing, "--tmux");
 });
+
+/** Failure bound of one step that must end at once when nothing is left behind. */
+const STEP_BOUND_MS = 30_000;
+
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  Deno.test(`${signal} to the server while a wait and a run are pending leaves nothing behind`, async () => {
+    const fx = await TmuxFixture.start();
+    try {
+      const pane = await fx.shellPane();
+      const tmuxPid = Number(await fx.tmux("display-message", "-p", "#{pid}"));
+      const s = await startServer(fx.socketPath);
+      const pid = s.transport.pid!;
+      const closed = new Promise<void>((resolve) => (s.client.onclose = resolve));
+      void s.call("wait_for_channel", { channel: "never-signalled", timeoutSeconds: 30 })
+        .catch(() => undefined);
+      const begun = fx.tmux("wait-for", "signal-run-begun");
+      // The pane's tmux finds the server through $TMUX: no process names the socket.
+      void s.call("run_shell_command", {
+        paneId: pane,
+        command: "tmux wait-for -S signal-run-begun; tmux wait-for signal-run-finish",
+      }).catch(() => undefined);
+      await within(STEP_BOUND_MS, "the command began", begun);
+      const id = (await fx.tmux("show-options", "-pqv", "-t", pane, "@tmux_mcp_running"))
+        .split(".")[0];
+      await within(
+        STEP_BOUND_MS,
+        "both waiters run",
+        eventually(async () => {
+          const waiters = (await descendants(pid)).map((p) => p.args);
+          return waiters.some((a) => a.includes("wait-for -- never-signalled")) &&
+            waiters.some((a) => a.includes(`wait-for -- tmux-mcp-run-${id}`));
+        }, "both waiters run"),
+      );
+      // A round trip after the waiters connected: tmux has registered them.
+      await fx.tmux("display-message", "-p", "#{pid}");
+      Deno.kill(pid, signal);
+      await within(STEP_BOUND_MS, "the server exits", closed);
+      const left = await settled(async () =>
+        (await socketProcesses(fx.socketPath, tmuxPid)).map((p) => `${p.pid}: ${p.args}`)
+      );
+      assertEquals(left, [], "no tmux wait-for or control client outlives the server");
+      // tmux drops a client once it has read the end of its connection.
+      const clients = await settled(async () =>
+        (await fx.tmux("list-clients")).split("\n").filter((line) => line !== "")
+      );
+      assertEquals(clients, [], "no control client left in tmux");
+      // The run's waiter was released, not killed: tmux 3.3a keeps a killed
+      // waiter registered, and it would swallow the run's end signal.
+      await fx.tmux("wait-for", "-S", "signal-run-finish");
+      await eventually(
+        async () =>
+          (await fx.tmux("show-options", "-pqv", "-t", pane, `@tmux_mcp_status_${id}`)) !== "",
+        "the run stored its status",
+      );
+      await within(
+        STEP_BOUND_MS,
+        "the run's end signal reaches a new waiter (a waiter left in tmux swallowed it)",
+        fx.tmux("wait-for", `tmux-mcp-run-${id}`),
+      );
+    } finally {
+      await fx.close();
+    }
+  });
+}
