@@ -14,10 +14,11 @@ import {
   reserveAttach,
   spawnControlClient,
 } from "../tmux/control_client.ts";
-import { ControlTransport, quoteArgument } from "../tmux/control_transport.ts";
+import { type ControlOptions, ControlTransport, quoteArgument } from "../tmux/control_transport.ts";
 import { ProcessTransport } from "../tmux/process_transport.ts";
 import { TmuxError } from "../tmux/errors.ts";
 import { spawnStats, spawnTmux } from "../tmux/spawn.ts";
+import { eventually } from "./harness.ts";
 
 const decoder = new TextDecoder();
 /** Failure bound of anything a test waits for; never a synchronisation device. */
@@ -56,7 +57,7 @@ interface Server {
   /** Runs one tmux command as its own process; throws on failure. */
   tmux(...args: string[]): Promise<string>;
   /** A control transport on this server, closed at the end of the test. */
-  transport(): ControlTransport;
+  transport(options?: ControlOptions): ControlTransport;
 }
 
 /** Runs `fn` against a private tmux server (sessions from `setup`), then tears everything down. */
@@ -80,8 +81,8 @@ async function withServer(
     await fn({
       args,
       tmux,
-      transport: () => {
-        const t = new ControlTransport("tmux", args, `socket ${dir}/sock`);
+      transport: (options?: ControlOptions) => {
+        const t = new ControlTransport("tmux", args, `socket ${dir}/sock`, options);
         transports.push(t);
         return t;
       },
@@ -343,6 +344,35 @@ Deno.test("a killed server reads as no_server, a restarted one works again", asy
     assertEquals(t.stats.control, before + 1);
     await t.close();
     assertEquals(processExists(pid), false, "the old client was reaped");
+  });
+});
+
+Deno.test("a removed socket file and a new server on its path: calls reach the path's server", async () => {
+  await withServer(MAIN, async (s) => {
+    // Checked on every call here (every 10 s in service) rather than waiting for it.
+    const t = s.transport({ verifyMs: 0 });
+    assert(await t.connect(), "attached");
+    const orphan = Number(await s.tmux("display-message", "-p", "#{pid}"));
+    try {
+      await Deno.remove(s.args[1]);
+      // The old server lives on, reachable only through the client's connection.
+      await eventually(
+        () => t.run([["list-sessions"]]).then(() => false, (e) => e.kind === "no_server"),
+        "reads say what every tmux process says: no server on the socket",
+      );
+      await s.tmux("new-session", "-d", "-s", "fresh");
+      const names = () => t.run([["list-sessions", "-F", "#{session_name}"]]);
+      await eventually(async () => (await names())[0] === "fresh", "the new server is read");
+      await eventually(
+        async () => await t.connect() && t.attachedSession !== undefined,
+        "attached to the new server",
+      );
+      const answers = await Promise.all(Array.from({ length: 20 }, names));
+      assertEquals(new Set(answers.map(([name]) => name)), new Set(["fresh"]));
+      assertEquals(await s.tmux("list-clients", "-F", "#{client_control_mode}"), "1");
+    } finally {
+      Deno.kill(orphan, "SIGTERM");
+    }
   });
 });
 

@@ -58,6 +58,13 @@ const MAX_BACKOFF_MS = 5_000;
 const WEDGED_MS = 30_000;
 /** A client that dies sooner than this after attaching counts as a failure. */
 const SHORT_LIFE_MS = 1_000;
+/**
+ * How often, while the control client serves, the socket is asked (one
+ * process) which server it leads to: a socket file removed (a /tmp cleaner,
+ * a person) leaves the client talking to a server nobody else can reach, and
+ * a server started on the path since is the one every process reaches.
+ */
+const VERIFY_MS = 10_000;
 
 /**
  * Commands that must not run on the hidden control client: they wait in the
@@ -207,6 +214,8 @@ interface Request {
 class ControlClient {
   /** The session the client is attached to, once attached. */
   sessionId: string | undefined;
+  /** The pid of the server the socket led to when the client attached. */
+  serverPid: string | undefined;
   readonly startedAt = Date.now();
   /** Resolves with true once attached, false if the client ended first. */
   readonly ready: Promise<boolean>;
@@ -490,6 +499,12 @@ export interface ControlStats {
   readonly attaches: number;
 }
 
+/** Options of a {@link ControlTransport}. */
+export interface ControlOptions {
+  /** Interval of the check that the socket still leads to the client's server (ms). */
+  verifyMs?: number;
+}
+
 /**
  * A transport that keeps one control-mode client attached to an existing
  * session and falls back to one process per round trip while it cannot.
@@ -507,14 +522,19 @@ export class ControlTransport implements Transport {
   #closing: Promise<void> | undefined;
   #nextAttemptAt = 0;
   #backoffMs = MIN_BACKOFF_MS;
+  readonly #verifyMs: number;
+  #verifyAt = 0;
+  #verifying = false;
 
   /** `binary` is the tmux executable; `globalArgs` select the socket (and config). */
   constructor(
     readonly binary: string,
     readonly globalArgs: string[],
     readonly socketLabel: string,
+    options: ControlOptions = {},
   ) {
     this.#fallback = new ProcessTransport(binary, globalArgs, socketLabel);
+    this.#verifyMs = options.verifyMs ?? VERIFY_MS;
   }
 
   /** A snapshot of how many round trips each path served. */
@@ -549,6 +569,7 @@ export class ControlTransport implements Transport {
     const client = this.#client;
     if (client?.usable && !needsOwnProcess(commands)) {
       this.#stats.control++;
+      this.#verifySoon(client);
       const sent = client.send(commands, options);
       // Reads change nothing, so one the connection dropped (its session
       // was killed, the server exited) is asked again of a process, which
@@ -588,19 +609,42 @@ export class ControlTransport implements Transport {
     return this.#closing;
   }
 
+  /**
+   * Asks the socket, at most every {@link VERIFY_MS}, whether it still leads
+   * to `client`'s server; if not (no server, or another one), ends the client:
+   * reads in flight are asked again of a process, and the next run attaches
+   * to whatever server the socket leads to now.
+   */
+  #verifySoon(client: ControlClient): void {
+    if (this.#verifying || Date.now() < this.#verifyAt) return;
+    this.#verifying = true;
+    void this.#fallback.run([["display-message", "-p", "#{pid}"]], {
+      timeoutMs: ATTACH_TIMEOUT_MS,
+    }).then(
+      ([pid]) => pid !== client.serverPid,
+      // A slow or failing tmux proves nothing about the socket; only its absence does.
+      (error: unknown) => error instanceof TmuxError && error.kind === "no_server",
+    ).then((stale) => {
+      this.#verifying = false;
+      this.#verifyAt = Date.now() + this.#verifyMs;
+      if (stale && this.#client === client) client.kill();
+    });
+  }
+
   async #attach(): Promise<boolean> {
     let client: ControlClient | undefined;
     try {
       // A client that is ending (its session or server went away) is waited
       // for: its end clears the slot for the new one.
       await this.#client?.done;
-      const [ids] = await this.#fallback.run([["list-sessions", "-F", "#{session_id}"]], {
+      const [rows] = await this.#fallback.run([["list-sessions", "-F", "#{pid} #{session_id}"]], {
         timeoutMs: ATTACH_TIMEOUT_MS,
       });
-      const session = ids.split("\n").find((id) => id !== "");
+      const [serverPid, session] = rows.split("\n").find((row) => row !== "")?.split(" ") ?? [];
       if (session === undefined || this.#closing) return this.#failed();
       client = await this.#start(session);
       if (!client) return this.#failed();
+      client.serverPid = serverPid;
       const timer = setTimeout(() => client?.kill(), ATTACH_TIMEOUT_MS);
       const attached = await client.ready;
       clearTimeout(timer);
@@ -609,6 +653,7 @@ export class ControlTransport implements Transport {
         return this.#failed();
       }
       this.#client = client;
+      this.#verifyAt = Date.now() + this.#verifyMs;
       this.#stats.attaches++;
       this.#backoffMs = MIN_BACKOFF_MS;
       this.#nextAttemptAt = 0;
