@@ -311,6 +311,61 @@ for (const transport of ["control", "process"] as const) {
   });
 }
 
+Deno.test("faults: reads of a whole history answer when tmux takes longer than the default bound [process]", async () => {
+  const fx = await startTopology();
+  let s: Session | undefined;
+  try {
+    const pane = (await readTopology(fx)).panes[0];
+    await fx.runInPane(pane, "echo history-mark");
+    // tmux builds a capture of a long history whole before answering (about
+    // 5 s per million lines): a wrapper makes each history read that slow
+    // without filling one, then runs the real tmux.
+    const found = await new Deno.Command("sh", { args: ["-c", "command -v tmux"], stdout: "piped" })
+      .output();
+    const real = new TextDecoder().decode(found.stdout).trim();
+    const slow = `${fx.dir}/tmux-slow-history`;
+    await Deno.writeTextFile(
+      slow,
+      `#!/bin/sh\ncase " $* " in *" capture-pane "*" -S - "*) sleep 11 ;; esac\nexec '${real}' "$@"\n`,
+    );
+    await Deno.chmod(slow, 0o755);
+    s = await startServer(fx.socketPath, {
+      args: ["--transport", "process", "--tmux", slow],
+      denoFlags: [`--allow-run=${slow}`],
+    });
+    const other = (await readTopology(fx)).panes[1];
+    await fx.runInPane(other, "true");
+    const [capture, search, run] = await Promise.all([
+      s.call("capture_pane", { paneId: pane, includeHistory: true }),
+      s.call("search_panes", { pattern: "history-mark", includeHistory: true }),
+      // More output than the last lines it reads first: it reads the whole history.
+      s.call("run_shell_command", { paneId: other, command: "seq 1 1500" }),
+    ]);
+    assert(!run.isError, `run_shell_command: ${JSON.stringify(run.content)}`);
+    const ran = run.structuredContent as { outcome: string; output: { lines: string[] } };
+    assertEquals([ran.outcome, ran.output.lines.at(-1)], ["completed", "1500"]);
+    assert(!capture.isError, `capture_pane: ${JSON.stringify(capture.content)}`);
+    const { content } = capture.structuredContent as { content: { lines: string[] } };
+    assert(content.lines.includes("history-mark"), content.lines.join("\n"));
+    assert(!search.isError, `search_panes: ${JSON.stringify(search.content)}`);
+    // The read outlasted search_panes' own time budget: the pane is matched or
+    // reported skipped, never a failure.
+    const result = search.structuredContent as {
+      panes: { paneId: string }[];
+      skippedPanes?: string[];
+      truncated: boolean;
+    };
+    assert(
+      result.panes.some((p) => p.paneId === pane) ||
+        (result.truncated && (result.skippedPanes ?? []).includes(pane)),
+      JSON.stringify(result),
+    );
+  } finally {
+    await s?.close();
+    await fx.close();
+  }
+});
+
 /**
  * Runs `burst` while a one-shot hook runs `action` right after tmux answers
  * the burst's first `list-sessions`: the burst's other commands are then

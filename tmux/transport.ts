@@ -5,6 +5,15 @@
  * @module
  */
 
+/**
+ * Bound of a round trip that reads a pane's history (`capture-pane -S -`):
+ * tmux 3.3a builds such a capture whole before it sends a byte, about 5 s
+ * per million lines here (plus 2 s to send them), and history-limit may be
+ * 2,000,000 lines. The default bound (10 s) made such reads fail as "tmux did
+ * not answer" however few lines the caller wanted.
+ */
+export const HISTORY_READ_TIMEOUT_MS = 60_000;
+
 /** Options of one round trip. */
 export interface RunOptions {
   /** Give up (and reap anything started) after this many milliseconds. */

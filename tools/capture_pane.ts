@@ -15,6 +15,7 @@ import { defineTool, readsTerminal } from "../mcp/registry.ts";
 import { content, maxLines, optionalPaneId } from "../mcp/schemas.ts";
 import { formatOf, int, parseRows } from "../tmux/format.ts";
 import { paneTarget } from "../tmux/targets.ts";
+import { HISTORY_READ_TIMEOUT_MS } from "../tmux/transport.ts";
 
 const line = z.int().min(-2_000_000).max(100_000);
 
@@ -68,8 +69,10 @@ export const capturePane = defineTool({
       args.joinWrappedLines
         ? trimTrailingBlank(splitCapture(output).map(trimRow))
         : captureLines(output);
+    // Rows of the history are read whole, however many are kept: a long history takes long.
+    const bound = command.includes("-S") ? { timeoutMs: HISTORY_READ_TIMEOUT_MS } : {};
     if (start === null && end === null) {
-      const output = await ctx.tmux.one(command);
+      const output = await ctx.tmux.one(command, bound);
       return { paneId: pane, content: budget(ctx, lines(output), args.maxLines) };
     }
     // tmux clamps -S/-E into the pane and swaps them when reversed, so a range
@@ -78,7 +81,7 @@ export const capturePane = defineTool({
     const [extent, output] = await ctx.tmux.run([
       ["display-message", "-p", "-t", paneTarget(pane), formatOf(EXTENT)],
       command,
-    ]);
+    ], bound);
     const [{ history, height }] = parseRows(EXTENT, extent);
     // An omitted bound is the pane's edge, or the given bound when that lies
     // past the edge: a range wholly outside the pane is empty, not reversed.

@@ -26,6 +26,7 @@ import {
 import { chunkText } from "../tmux/chunks.ts";
 import { TmuxError } from "../tmux/errors.ts";
 import { paneTarget } from "../tmux/targets.ts";
+import { HISTORY_READ_TIMEOUT_MS } from "../tmux/transport.ts";
 import { waitForChannel } from "../tmux/wait_for.ts";
 
 const OUTCOMES = ["completed", "timed_out", "pane_exited", "cancelled"] as const;
@@ -471,6 +472,8 @@ async function widen(
   framed: FramedOutput,
 ): Promise<FramedOutput> {
   if (framed.startFound) return framed;
-  const whole = await ctx.tmux.one(captureCommand(target, true));
+  const whole = await ctx.tmux.one(captureCommand(target, true), {
+    timeoutMs: HISTORY_READ_TIMEOUT_MS,
+  });
   return parseFramedOutput(splitCapture(whole), frame);
 }

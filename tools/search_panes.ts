@@ -115,7 +115,19 @@ export const searchPanes = defineTool({
         skipped.push(...group.map((p) => p.paneId));
         continue;
       }
-      const captures = await captureGroup(ctx.tmux, group, args.includeHistory);
+      let captures: (Capture | null)[];
+      try {
+        captures = await captureGroup(ctx.tmux, group, args.includeHistory);
+      } catch (error) {
+        // A history so long that tmux cannot even read it within the search's
+        // time budget (about 5 s per million lines): skipped, as the budget
+        // skips any pane, rather than failing the panes already searched.
+        if (!(args.includeHistory && error instanceof TmuxError && error.kind === "timeout")) {
+          throw error;
+        }
+        skipped.push(...group.map((p) => p.paneId));
+        continue;
+      }
       for (const [i, pane] of group.entries()) {
         const capture = captures[i];
         // Killed since the listing: nothing to search, nothing skipped.
