@@ -65,6 +65,13 @@ const SHORT_LIFE_MS = 1_000;
  * a server started on the path since is the one every process reaches.
  */
 const VERIFY_MS = 10_000;
+/**
+ * The check runs only at a call that follows this long without one: a burst
+ * of calls starts no process (zero per call in steady state, and none
+ * competing with the calls for the machine's cores), and an agent's calls,
+ * spaced by its thinking, still check about every {@link VERIFY_MS}.
+ */
+const VERIFY_IDLE_MS = 2_000;
 
 /**
  * Commands that must not run on the hidden control client: they wait in the
@@ -503,6 +510,8 @@ export interface ControlStats {
 export interface ControlOptions {
   /** Interval of the check that the socket still leads to the client's server (ms). */
   verifyMs?: number;
+  /** Quiet time before a call after which that call may start the check (ms). */
+  verifyIdleMs?: number;
 }
 
 /**
@@ -523,8 +532,11 @@ export class ControlTransport implements Transport {
   #nextAttemptAt = 0;
   #backoffMs = MIN_BACKOFF_MS;
   readonly #verifyMs: number;
+  readonly #verifyIdleMs: number;
   #verifyAt = 0;
   #verifying = false;
+  /** When the control client was last given a round trip. */
+  #lastSentAt = 0;
 
   /** `binary` is the tmux executable; `globalArgs` select the socket (and config). */
   constructor(
@@ -535,6 +547,7 @@ export class ControlTransport implements Transport {
   ) {
     this.#fallback = new ProcessTransport(binary, globalArgs, socketLabel);
     this.#verifyMs = options.verifyMs ?? VERIFY_MS;
+    this.#verifyIdleMs = options.verifyIdleMs ?? VERIFY_IDLE_MS;
   }
 
   /** A snapshot of how many round trips each path served. */
@@ -610,13 +623,17 @@ export class ControlTransport implements Transport {
   }
 
   /**
-   * Asks the socket, at most every {@link VERIFY_MS}, whether it still leads
-   * to `client`'s server; if not (no server, or another one), ends the client:
+   * Asks the socket, at most every {@link VERIFY_MS} and only after
+   * {@link VERIFY_IDLE_MS} without calls, whether it still leads to
+   * `client`'s server; if not (no server, or another one), ends the client:
    * reads in flight are asked again of a process, and the next run attaches
    * to whatever server the socket leads to now.
    */
   #verifySoon(client: ControlClient): void {
-    if (this.#verifying || Date.now() < this.#verifyAt) return;
+    const now = Date.now();
+    const quietFor = now - this.#lastSentAt;
+    this.#lastSentAt = now;
+    if (this.#verifying || now < this.#verifyAt || quietFor < this.#verifyIdleMs) return;
     this.#verifying = true;
     void this.#fallback.run([["display-message", "-p", "#{pid}"]], {
       timeoutMs: ATTACH_TIMEOUT_MS,
