@@ -157,3 +157,19 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     }
   });
 }
+
+Deno.test("the own socket's directory refused by tmux: one line naming TMUX_TMPDIR, not the ids of a call", async () => {
+  const fx = await TmuxFixture.empty();
+  try {
+    // tmux puts -L sockets in $TMUX_TMPDIR/tmux-UID: under a regular file it
+    // can never make that directory, so the own server can never start.
+    const file = `${fx.dir}/not-a-directory`;
+    await Deno.writeTextFile(file, "");
+    const line = await startupFailure([], { TMUX_TMPDIR: file });
+    assertStringIncludes(line, `its directory ${file}/tmux-`);
+    assertStringIncludes(line, "TMUX_TMPDIR");
+    assert(!line.includes("ids and values"), line);
+  } finally {
+    await fx.close();
+  }
+});

@@ -6,7 +6,7 @@
 import { renderPanes, renderSessions, word } from "../mcp/render_views.ts";
 import { countingTmux } from "./harness.ts";
 import { isNamedSocketPath } from "../tmux/socket_probe.ts";
-import { assert, assertEquals, assertThrows } from "./assert.ts";
+import { assert, assertEquals, assertStringIncludes, assertThrows } from "./assert.ts";
 import {
   budgetLines,
   type Content,
@@ -492,6 +492,20 @@ Deno.test("classifyTmuxFailure: a socket tmux can never use is not 'no server'",
     classifyTmuxFailure("error connecting to /a (Is a directory)", "socket /a").message,
     "tmux cannot use socket /a (is a directory)",
   );
+  // tmux refuses a -L socket's directory before any command: no session cures it.
+  for (
+    const said of [
+      "couldn't create directory /f/tmux-0 (Not a directory)",
+      "couldn't read directory /d/tmux-0 (Permission denied)",
+      "/d/tmux-0 is not a directory",
+      "directory /d/tmux-0 has unsafe permissions",
+    ]
+  ) {
+    const error = classifyTmuxFailure(said, 'socket "x"');
+    assertEquals(error.kind, "bad_socket", said);
+    assertStringIncludes(error.message, "its directory /");
+    assertStringIncludes(error.hint, "TMUX_TMPDIR");
+  }
 });
 
 Deno.test("budget: longestFitting finds the largest fitting count, measuring at most twice that", () => {

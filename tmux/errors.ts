@@ -73,6 +73,8 @@ export function classifyTmuxFailure(stderr: string, socketLabel: string): TmuxEr
  * server listens there now, which creating a session cures.
  */
 export function unusableSocket(text: string, socketLabel: string): TmuxError | null {
+  const directory = unusableSocketDirectory(text, socketLabel);
+  if (directory) return directory;
   const match = text.match(/^error (creating|connecting to) .* \(([^()]*)\)$/i);
   if (!match) return null;
   const [, doing, reason] = match;
@@ -82,6 +84,32 @@ export function unusableSocket(text: string, socketLabel: string): TmuxError | n
     `tmux cannot use ${socketLabel} (${reason.toLowerCase()})`,
     "Point --socket-path at a socket file in a directory that exists and that you may write to, " +
       "or use --socket to name a socket in tmux's own directory.",
+  );
+}
+
+/**
+ * The error for a `-L` socket whose directory (`${TMUX_TMPDIR:-/tmp}/tmux-UID`)
+ * tmux refuses, or null. tmux checks that directory before any command, so
+ * no session can ever start there: the cure is the directory or TMUX_TMPDIR,
+ * never the ids and values of a call.
+ */
+function unusableSocketDirectory(text: string, socketLabel: string): TmuxError | null {
+  const match = text.match(/^couldn't (?:create|read) directory (.+) \(([^()]*)\)$/) ??
+    text.match(/^(.+) (is not a directory)$/) ??
+    text.match(/^directory (.+) (has unsafe permissions)$/);
+  if (!match) return null;
+  const [, dir, problem] = match;
+  const why = problem.startsWith("has ")
+    ? "has unsafe permissions: tmux wants it owned by you and closed to others"
+    : problem.startsWith("is ")
+    ? problem
+    : `cannot be used (${problem.toLowerCase()})`;
+  return new TmuxError(
+    "bad_socket",
+    `tmux cannot use ${socketLabel}: its directory ${dir} ${why}`,
+    "tmux keeps named sockets in $TMUX_TMPDIR/tmux-UID (/tmp/tmux-UID when TMUX_TMPDIR is unset): " +
+      "make that a directory of yours with chmod 700, point TMUX_TMPDIR at a directory you own, " +
+      "or choose a socket file with --socket-path.",
   );
 }
 
