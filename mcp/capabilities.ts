@@ -5,10 +5,11 @@
  * @module
  */
 
-import { isOwnSocket } from "../tmux/client.ts";
+import { isOwnSocket, type SocketChoice } from "../tmux/client.ts";
 import { type AnyTool, CAPABILITY_META_KEY } from "./registry.ts";
 import { type ResourceProvider, withinBudget } from "./resources.ts";
 import type { Settings } from "./settings.ts";
+import { shellQuote } from "./shell_frame.ts";
 import { SERVER_NAME, SERVER_VERSION } from "./version.ts";
 
 /** Facts learned at start-up that the document reports. */
@@ -19,6 +20,13 @@ export interface RuntimeFacts {
   tmuxVersion: string | null;
   /** Whether this process started the driven tmux server; null when not checked. */
   startedServer: boolean | null;
+}
+
+/** The shell command a person runs to watch `socket`'s sessions, quoted to paste as it is. */
+export function attachCommand(socket: SocketChoice): string {
+  return socket.kind === "name"
+    ? `tmux -L ${shellQuote(socket.name)} attach`
+    : `tmux -S ${shellQuote(socket.path)} attach`;
 }
 
 /** The URI of the capabilities resource. */
@@ -45,9 +53,7 @@ export function capabilitiesDocument(
       binary: facts.tmuxBinary,
       version: facts.tmuxVersion,
       transport: settings.transport,
-      attachCommand: socket.kind === "name"
-        ? `tmux -L ${socket.name} attach`
-        : `tmux -S ${socket.path} attach`,
+      attachCommand: attachCommand(socket),
     },
     toolsets: settings.toolsets,
     toolsetsChosenBy: settings.toolsetsSource,

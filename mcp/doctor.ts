@@ -19,6 +19,8 @@ import { missingSocketDirectory } from "../tmux/socket_probe.ts";
 import { isNoServer } from "../tmux/views.ts";
 import { SETTING_ENV_NAMES, settingFromEnv, type Settings } from "./settings.ts";
 import { SERVER_NAME, SERVER_VERSION } from "./version.ts";
+import { attachCommand } from "./capabilities.ts";
+import { shellQuote } from "./shell_frame.ts";
 
 type Verdict = "ok" | "warn" | "FAIL" | "info";
 
@@ -60,11 +62,6 @@ export function launchCommand(args: string[]): Launch {
     command: Deno.execPath(),
     args: [...flags.map((flag) => (flag === "main.ts" ? main : flag)), ...args],
   };
-}
-
-/** Quotes `word` for a POSIX shell when it needs quoting. */
-export function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
 /** Ready-to-paste configuration for each supported client, as printable lines. */
@@ -201,9 +198,7 @@ async function checkServer(
     settings.socket,
     createTransport(found.binary, settings.socket, "process"),
   );
-  const attach = settings.socket.kind === "name"
-    ? `tmux -L ${shellQuote(settings.socket.name)} attach`
-    : `tmux -S ${shellQuote(settings.socket.path)} attach`;
+  const attach = attachCommand(settings.socket);
   let running = false;
   try {
     // Commands that only read: none of them starts a tmux server.

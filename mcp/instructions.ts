@@ -9,6 +9,7 @@
  */
 
 import type { Settings } from "./settings.ts";
+import { shellQuote } from "./shell_frame.ts";
 import { TOOLSETS } from "./toolsets.ts";
 
 /** The most UTF-8 bytes the instructions may take. */
@@ -114,9 +115,10 @@ export function buildInstructions(
     }. ${selected.length} tools offered${byName}.`,
   );
   const base = lines.join("\n");
+  // Quoted, so a path with spaces pastes as one argument.
   const attach = settings.socket.kind === "name"
-    ? ["tmux -L ", settings.socket.name]
-    : ["tmux -S ", settings.socket.path];
+    ? ["tmux -L ", shellQuote(settings.socket.name)]
+    : ["tmux -S ", shellQuote(settings.socket.path)];
   const prefix = `\nA person can watch with: ${attach[0]}`;
   const suffix = " attach";
   const room = Math.min(

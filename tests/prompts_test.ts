@@ -7,6 +7,7 @@
  * @module
  */
 
+import { capabilitiesDocument } from "../mcp/capabilities.ts";
 import { CATALOG } from "../mcp/catalog.ts";
 import { buildInstructions, INSTRUCTIONS_MAX_BYTES } from "../mcp/instructions.ts";
 import { parseWindows, Prompts } from "../mcp/prompts.ts";
@@ -279,6 +280,25 @@ Deno.test("instructions: within 2,048 bytes in every selection, with a caller pa
         }
       }
     }
+  }
+});
+
+Deno.test("instructions and capabilities: the attach command pastes as it is, a path with spaces quoted", () => {
+  const cases = [
+    [["-S", "/tmp/with space/it's.sock"], `tmux -S '/tmp/with space/it'\\''s.sock' attach`],
+    [["-L", "my work"], "tmux -L 'my work' attach"],
+    [["-S", "/tmp/plain.sock"], "tmux -S /tmp/plain.sock attach"],
+  ] as const;
+  for (const [socket, command] of cases) {
+    const { settings } = parseSettings([...socket], () => undefined);
+    const tools = selectTools(CATALOG, settings.toolsets, [], []);
+    const text = buildInstructions(settings, tools.map((tool) => tool.name), null);
+    assertStringIncludes(text, `A person can watch with: ${command}`);
+    const facts = { tmuxBinary: null, tmuxVersion: null, startedServer: null };
+    const document = capabilitiesDocument(settings, tools, facts) as {
+      tmux: { attachCommand: string };
+    };
+    assertEquals(document.tmux.attachCommand, command);
   }
 });
 
