@@ -69,7 +69,7 @@ async function main(argv: string[]): Promise<void> {
   // toolsets: only tmux can tell (the path holds the uid, which this process
   // may not read), so tmux is found before the tools are chosen.
   const located = action === "serve" || settings.socket.kind === "path"
-    ? await locateTmux(settings.tmuxBinary).catch((error) => {
+    ? await locateTmux(settings.tmuxBinary, settings.tmuxSetting).catch((error) => {
       if (error instanceof TmuxError) return error;
       throw error;
     })
@@ -104,7 +104,7 @@ async function main(argv: string[]): Promise<void> {
   const caller = new Caller({ tmux: readEnv("TMUX"), pane: readEnv("TMUX_PANE") });
   try {
     // A tmux not found is reported here, after the settings' own notes.
-    const found = located ?? await locateTmux(settings.tmuxBinary);
+    const found = located ?? await locateTmux(settings.tmuxBinary, settings.tmuxSetting);
     if (found instanceof TmuxError) throw found;
     facts.tmuxBinary = found.binary;
     facts.tmuxVersion = found.version;

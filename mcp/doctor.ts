@@ -126,7 +126,7 @@ export async function runDoctor(
 
   let found: FoundTmux | null = null;
   try {
-    found = await locateTmux(settings.tmuxBinary);
+    found = await locateTmux(settings.tmuxBinary, settings.tmuxSetting);
     report(
       "ok",
       `tmux: ${found.binary.includes("/") ? found.binary : `${found.binary} on PATH`} ` +

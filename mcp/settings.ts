@@ -21,6 +21,8 @@ export interface Settings {
   socket: SocketChoice;
   /** The tmux executable named by the user, or null to search the usual places. */
   tmuxBinary: string | null;
+  /** The setting a message tells the user to change to name tmux: the one that named it. */
+  tmuxSetting: "--tmux" | "LIBTMUX_TMUX_BIN";
   /** Selected toolsets and where the choice came from. */
   toolsets: Toolset[];
   /** How the toolsets were chosen. */
@@ -287,11 +289,13 @@ function resolveSettings(
     throw new SettingsError(`${source} must be control or process.`);
   }
 
+  const tmuxPick = pick("tmux", "LIBTMUX_TMUX_BIN");
   return {
     notes,
     settings: {
       socket,
-      tmuxBinary: pick("tmux", "LIBTMUX_TMUX_BIN").value || null,
+      tmuxBinary: tmuxPick.value || null,
+      tmuxSetting: tmuxPick.value && tmuxPick.from === "env" ? "LIBTMUX_TMUX_BIN" : "--tmux",
       toolsets,
       toolsetsSource,
       tools: parseList(pick("tools", "LIBTMUX_TOOLS").value),

@@ -283,8 +283,52 @@ Deno.test("a --tmux outside the permission set: one line naming the fix, exit 1"
         assertStringIncludes(lines[0], `tmux-mcp: ${path} is not allowed`);
         assertStringIncludes(lines[0], "must also be allowed by --allow-run");
         assertStringIncludes(lines[0], "permission set in deno.json");
+        // The fix names the setting the user wrote, not one they never used.
+        const setting = how.args.length > 0 ? "--tmux" : "LIBTMUX_TMUX_BIN";
+        assertStringIncludes(lines[0], `A ${setting} path`);
+        assertStringIncludes(
+          lines[0],
+          setting === "--tmux" ? "drop --tmux" : "unset LIBTMUX_TMUX_BIN",
+        );
+        if (setting !== "--tmux") assert(!lines[0].includes("--tmux"), lines[0]);
         assertEquals(result.stdout, "", "nothing on stdout");
       }
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a tmux setting naming an allowed location where no tmux is: the line names that setting", async () => {
+  const absent = TMUX_LOCATIONS.find((location) => {
+    try {
+      Deno.statSync(location);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  // Every baked location holds a tmux on this machine: nothing to name.
+  if (absent === undefined) return;
+  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-ship-" });
+  try {
+    for (
+      const [how, setting, fix] of [
+        [{ args: ["--tmux", absent], env: {} }, "--tmux", "drop --tmux"],
+        [
+          { args: [], env: { LIBTMUX_TMUX_BIN: absent } },
+          "LIBTMUX_TMUX_BIN",
+          "unset LIBTMUX_TMUX_BIN",
+        ],
+      ] as const
+    ) {
+      const result = await runStart(["-S", `${dir}/sock`, ...how.args], { env: how.env });
+      assertEquals(result.code, 1, result.stderr);
+      const line = result.stderr.trim();
+      assertStringIncludes(line, `tmux was not found (${absent})`);
+      assertStringIncludes(line, `Set ${setting} to the path of an installed tmux`);
+      assertStringIncludes(line, fix);
+      if (setting !== "--tmux") assert(!line.includes("--tmux"), line);
     }
   } finally {
     await Deno.remove(dir, { recursive: true });

@@ -46,11 +46,12 @@ export function isSupportedVersion(version: string): boolean {
 
 /**
  * Finds tmux: `named` only when given, else PATH then {@link TMUX_LOCATIONS}.
- * Throws a TmuxError saying how to install tmux or which setting to use.
+ * Throws a TmuxError saying how to install tmux or which setting to use;
+ * `setting` is the one that names tmux (`--tmux`, or `LIBTMUX_TMUX_BIN` when
+ * that variable named `named`).
  */
-export async function locateTmux(named: string | null): Promise<FoundTmux> {
+export async function locateTmux(named: string | null, setting = "--tmux"): Promise<FoundTmux> {
   const candidates = named ? [named] : ["tmux", ...TMUX_LOCATIONS];
-  let lastMissing: TmuxError | undefined;
   for (const binary of candidates) {
     try {
       const result = await spawnTmux(binary, ["-V"], { timeoutMs: 5000 });
@@ -60,7 +61,9 @@ export async function locateTmux(named: string | null): Promise<FoundTmux> {
         throw new TmuxError(
           "missing",
           `${version} at ${binary} is older than tmux ${MIN_TMUX.major}.${MIN_TMUX.minor}`,
-          "Install a newer tmux, or name one with --tmux /path/to/tmux.",
+          `Install a newer tmux, or name one with ${
+            setting.startsWith("-") ? `${setting} ` : `${setting}=`
+          }/path/to/tmux.`,
         );
       }
       return { binary, version };
@@ -68,13 +71,16 @@ export async function locateTmux(named: string | null): Promise<FoundTmux> {
       if (
         error instanceof TmuxError && error.kind === "missing" && !/older than/.test(error.message)
       ) {
-        lastMissing = error;
         continue;
       }
       throw error;
     }
   }
-  if (named) throw lastMissing ?? missingTmux(named, false);
+  if (named) {
+    // The permission decides which fix to name: the allow-list, or the path.
+    const allowed = (await Deno.permissions.query({ name: "run", command: named })).state;
+    throw missingTmux(named, allowed !== "granted", setting);
+  }
   throw new TmuxError(
     "missing",
     `tmux was not found on PATH or in ${TMUX_LOCATIONS.join(", ")}`,

@@ -40,19 +40,31 @@ function isNotPermitted(error: unknown): boolean {
   return error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied;
 }
 
-/** The error for a tmux that cannot be started at `binary`. */
-export function missingTmux(binary: string, notPermitted: boolean): TmuxError {
+/**
+ * The error for a tmux that cannot be started at `binary`. `setting` is the
+ * setting that named it (`--tmux` or `LIBTMUX_TMUX_BIN`), which the hint then
+ * tells the user to correct; without it the hint says how to name one.
+ */
+export function missingTmux(binary: string, notPermitted: boolean, setting?: string): TmuxError {
+  // A variable is unset, a flag dropped: say the one the user can act on.
+  const drop = setting === undefined || setting.startsWith("-")
+    ? `drop ${setting ?? "--tmux"}`
+    : `unset ${setting}`;
   if (notPermitted) {
     return new TmuxError(
       "missing",
       `${binary} is not allowed by this server's --allow-run permission`,
-      "A --tmux path must also be allowed by --allow-run: add it to the run list of the server permission set in deno.json, then restart (deno task start) or rebuild (deno task compile); or install tmux in /usr/bin, /usr/local/bin or /opt/homebrew/bin and drop --tmux.",
+      `A ${
+        setting ?? "--tmux"
+      } path must also be allowed by --allow-run: add it to the run list of the server permission set in deno.json, then restart (deno task start) or rebuild (deno task compile); or install tmux in /usr/bin, /usr/local/bin or /opt/homebrew/bin and ${drop}.`,
     );
   }
   return new TmuxError(
     "missing",
     `tmux was not found (${binary})`,
-    "Install tmux 3.2 or newer (apt-get install tmux, brew install tmux) or name the executable with --tmux /path/to/tmux.",
+    setting === undefined
+      ? "Install tmux 3.2 or newer (apt-get install tmux, brew install tmux) or name the executable with --tmux /path/to/tmux."
+      : `Set ${setting} to the path of an installed tmux 3.2 or newer, or ${drop} to search PATH and the usual places (install tmux: apt-get install tmux, brew install tmux).`,
   );
 }
 
