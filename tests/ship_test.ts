@@ -335,6 +335,37 @@ Deno.test("a tmux setting naming an allowed location where no tmux is: the line 
   }
 });
 
+Deno.test("a tmux on PATH that answers -V with no tmux version: named as not tmux, not as too old", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-ship-" });
+  try {
+    await Deno.writeTextFile(`${dir}/tmux`, "#!/bin/sh\necho 'a wrapper, not tmux'\n");
+    await Deno.chmod(`${dir}/tmux`, 0o755);
+    const env = { PATH: `${dir}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}` };
+    for (
+      const [args, fix] of [
+        [[], "--tmux /path/to/tmux"],
+        [["--tmux", "tmux"], "--tmux /path/to/tmux"],
+      ] as const
+    ) {
+      const result = await runStart(["-S", `${dir}/sock`, ...args], { env });
+      assertEquals(result.code, 1, result.stderr);
+      const line = result.stderr.trim();
+      assertStringIncludes(
+        line,
+        'tmux on PATH is not tmux: asked for its version (-V), it answered "a wrapper, not tmux"',
+      );
+      assertStringIncludes(line, `Name the real tmux with ${fix}`);
+      assert(!line.includes("older than"), line);
+    }
+    const viaEnv = await runStart(["-S", `${dir}/sock`], {
+      env: { ...env, LIBTMUX_TMUX_BIN: "tmux" },
+    });
+    assertStringIncludes(viaEnv.stderr, "Name the real tmux with LIBTMUX_TMUX_BIN=/path/to/tmux");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("--help, --version, --print-capabilities exit 0 without touching tmux", async () => {
   const noTmux = ["--tmux", "/nonexistent/tmux"];
   const help = await runStart(["--help", ...noTmux]);

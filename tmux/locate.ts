@@ -53,28 +53,35 @@ export function isSupportedVersion(version: string): boolean {
 export async function locateTmux(named: string | null, setting = "--tmux"): Promise<FoundTmux> {
   const candidates = named ? [named] : ["tmux", ...TMUX_LOCATIONS];
   for (const binary of candidates) {
+    let result;
     try {
-      const result = await spawnTmux(binary, ["-V"], { timeoutMs: 5000 });
-      const version = new TextDecoder().decode(result.stdout).trim();
-      if (result.code !== 0 || !version) continue;
-      if (!isSupportedVersion(version)) {
-        throw new TmuxError(
-          "missing",
-          `${version} at ${binary} is older than tmux ${MIN_TMUX.major}.${MIN_TMUX.minor}`,
-          `Install a newer tmux, or name one with ${
-            setting.startsWith("-") ? `${setting} ` : `${setting}=`
-          }/path/to/tmux.`,
-        );
-      }
-      return { binary, version };
+      result = await spawnTmux(binary, ["-V"], { timeoutMs: 5000 });
     } catch (error) {
-      if (
-        error instanceof TmuxError && error.kind === "missing" && !/older than/.test(error.message)
-      ) {
-        continue;
-      }
+      // Not there or not allowed: try the next place.
+      if (error instanceof TmuxError && error.kind === "missing") continue;
       throw error;
     }
+    const version = new TextDecoder().decode(result.stdout).trim();
+    if (result.code !== 0 || !version) continue;
+    // Every tmux answers -V with "tmux <version>"; a wrapper or another
+    // program that says something else is no tmux, whatever it is older than.
+    if (!/^tmux\b/.test(version)) {
+      throw new TmuxError(
+        "missing",
+        `${binary.includes("/") ? binary : `${binary} on PATH`} is not tmux: asked for its ` +
+          `version (-V), it answered "${version.split("\n")[0].slice(0, 80)}"`,
+        `Name the real tmux with ${nameWith(setting)}, or install tmux 3.2 or newer ` +
+          "(apt-get install tmux, brew install tmux).",
+      );
+    }
+    if (!isSupportedVersion(version)) {
+      throw new TmuxError(
+        "missing",
+        `${version} at ${binary} is older than tmux ${MIN_TMUX.major}.${MIN_TMUX.minor}`,
+        `Install a newer tmux, or name one with ${nameWith(setting)}.`,
+      );
+    }
+    return { binary, version };
   }
   if (named) {
     // The permission decides which fix to name: the allow-list, or the path.
@@ -86,4 +93,9 @@ export async function locateTmux(named: string | null, setting = "--tmux"): Prom
     `tmux was not found on PATH or in ${TMUX_LOCATIONS.join(", ")}`,
     "Install tmux 3.2 or newer (apt-get install tmux, brew install tmux), or name it with --tmux /path/to/tmux (the path must also be allowed by --allow-run).",
   );
+}
+
+/** How to name tmux with `setting`: `--tmux /path/to/tmux` or `LIBTMUX_TMUX_BIN=/path/to/tmux`. */
+function nameWith(setting: string): string {
+  return `${setting}${setting.startsWith("-") ? " " : "="}/path/to/tmux`;
 }
