@@ -94,7 +94,13 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (action === "doctor") {
-    const ready = await runDoctor(settings, argv, tools.map((tool) => tool.name), console.log);
+    const ready = await runDoctor(
+      settings,
+      argv,
+      tools.map((tool) => tool.name),
+      console.log,
+      notes,
+    );
     Deno.exit(ready ? 0 : 1);
   }
   for (const note of notes) console.error(`tmux-mcp: ${note}`);

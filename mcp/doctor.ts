@@ -106,14 +106,16 @@ export function clientConfigs(launch: Launch, env: Record<string, string>): stri
 /**
  * Runs every check, printing one line each through `print`, then the client
  * configuration. `argv` is the command line (its settings are carried into
- * the configuration); `selected` the tools the settings select. Resolves
- * with true when a client could start the server as configured.
+ * the configuration); `selected` the tools the settings select; `notes` what
+ * parsing them changed (a clamped number). Resolves with true when a client
+ * could start the server as configured.
  */
 export async function runDoctor(
   settings: Settings,
   argv: readonly string[],
   selected: readonly string[],
   print: (line: string) => void,
+  notes: readonly string[] = [],
 ): Promise<boolean> {
   let ready = true;
   const report = (verdict: Verdict, line: string) => {
@@ -142,6 +144,9 @@ export async function runDoctor(
   else report("info", "socket and caller: not checked (no usable tmux)");
 
   await checkPermissions(found, report);
+  // The server would start, but not with the value written: say so here,
+  // where the user checks the configuration, not only in a client's log.
+  for (const note of notes) report("warn", `setting: ${note}`);
   report(
     selected.length > 0 ? "ok" : "FAIL",
     `tools: ${selected.length} offered (toolsets ${settings.toolsets.join(", ") || "none"}` +

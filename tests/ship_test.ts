@@ -461,11 +461,13 @@ Deno.test("--doctor: ready on a running server, names the caller, prints configs
 Deno.test("--doctor: no server on the socket is reported, and none is started", async () => {
   const fixture = await TmuxFixture.empty();
   try {
-    const result = await runStart(["--doctor", "-S", fixture.socketPath], {
+    const result = await runStart(["--doctor", "-S", fixture.socketPath, "--max-bytes", "99"], {
       env: { LIBTMUX_SAFETY: "", LIBTMUX_MCP_MAX_LINES: "80" },
     });
     assertEquals(result.code, 0, result.stdout);
     assertStringIncludes(result.stdout, "no tmux server runs there now");
+    // A clamped number is shown where the user checks the setup; it does not stop the server.
+    assertStringIncludes(result.stdout, "warn  setting: --max-bytes clamped to 4000");
     // Variables that set something travel into the configuration; empty ones mean unset.
     assertStringIncludes(result.stdout, `"LIBTMUX_MCP_MAX_LINES": "80"`);
     assert(!result.stdout.includes("LIBTMUX_SAFETY"), "an empty variable is no setting");
