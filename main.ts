@@ -8,6 +8,7 @@
  */
 
 import { CATALOG } from "./mcp/catalog.ts";
+import { nestable, READ_BATCH } from "./tools/call_read_tools_batch.ts";
 import { runDoctor } from "./mcp/doctor.ts";
 import {
   capabilitiesDocument,
@@ -86,6 +87,14 @@ async function main(argv: string[]): Promise<void> {
     fail(
       `the settings select no tools; name toolsets (--toolsets, from ${TOOLSETS.join(", ")}) ` +
         "or tools (--tools), and exclude fewer.",
+    );
+  }
+  // The read batch runs the other selected inspect tools: alone it can only fail.
+  if (tools.some((tool) => tool.name === READ_BATCH) && nestable(tools).length === 0) {
+    fail(
+      `${READ_BATCH} runs other selected inspect tools (not wait_for_text), and the settings ` +
+        "select none; select some (--toolsets inspect, or --tools list_panes,capture_pane,...), " +
+        `exclude fewer, or exclude ${READ_BATCH} too.`,
     );
   }
   const facts: RuntimeFacts = { tmuxBinary: null, tmuxVersion: null, startedServer: null };

@@ -90,6 +90,22 @@ Deno.test("start-up failures print one clear line and exit 1", async () => {
     await startupFailure(["--toolsets", "inspect", "--exclude-tools", INSPECT_TOOLS.join(",")]),
     "select no tools",
   );
+  // The read batch with nothing it could run would fail every call.
+  for (
+    const args of [
+      ["--toolsets", "manage", "--tools", "call_read_tools_batch"],
+      [
+        "--toolsets",
+        "inspect",
+        "--exclude-tools",
+        INSPECT_TOOLS.filter((t) => t !== "call_read_tools_batch").join(","),
+      ],
+    ]
+  ) {
+    const line = await startupFailure(args);
+    assertStringIncludes(line, "call_read_tools_batch runs other selected inspect tools");
+    assertStringIncludes(line, "--toolsets inspect");
+  }
   const missing = await startupFailure(["--tmux", "/nonexistent/tmux", "-S", "/tmp/unused.sock"]);
   assertStringIncludes(missing, "--tmux");
 });

@@ -12,8 +12,9 @@ import { utf8Length } from "../mcp/budget.ts";
 /** The most bytes the complete JSON-RPC response line of a batch may take. */
 export const BATCH_RESPONSE_MAX_BYTES = 1_000_000;
 
-const NAME = "call_read_tools_batch";
-const EXCLUDED = new Set([NAME, "wait_for_text"]);
+/** The read batch's tool name. */
+export const READ_BATCH = "call_read_tools_batch";
+const EXCLUDED = new Set([READ_BATCH, "wait_for_text"]);
 
 const row = z.object({
   index: z.int(),
@@ -62,7 +63,7 @@ function inputFor(nested: readonly AnyTool[]) {
 
 function build(nested: readonly AnyTool[]): AnyTool {
   return defineTool({
-    name: NAME,
+    name: READ_BATCH,
     title: "Call read tools batch",
     description:
       "Runs up to 16 inspect tools in order in one request and returns each one's result. " +
