@@ -20,13 +20,7 @@ import { isTopologyNotification, LiveResources } from "./mcp/live_resources.ts";
 import { Prompts } from "./mcp/prompts.ts";
 import { DenoStdioTransport } from "./mcp/stdio.ts";
 import { TmuxMcpServer } from "./mcp/server.ts";
-import {
-  checkToolNames,
-  parseSettings,
-  SettingsError,
-  USAGE,
-  withOwnSocketPath,
-} from "./mcp/settings.ts";
+import { parseSettings, SettingsError, USAGE, withOwnSocketPath } from "./mcp/settings.ts";
 import { selectTools, TOOLSETS } from "./mcp/toolsets.ts";
 import { SERVER_NAME, SERVER_VERSION } from "./mcp/version.ts";
 import { Caller } from "./tmux/caller.ts";
@@ -50,8 +44,7 @@ function fail(message: string): never {
 async function main(argv: string[]): Promise<void> {
   let parsed;
   try {
-    parsed = parseSettings(argv, readEnv);
-    checkToolNames(parsed.settings, CATALOG.map((tool) => tool.name));
+    parsed = parseSettings(argv, readEnv, CATALOG.map((tool) => tool.name));
   } catch (error) {
     if (error instanceof SettingsError) fail(error.message);
     throw error;

@@ -109,10 +109,14 @@ Options (each also an environment variable; the flag wins):
 Watch the agent's work with: tmux -L libtmux-mcp attach
 `;
 
-/** Parses `argv` and the environment (read through `env`) into settings. */
+/**
+ * Parses `argv` and the environment (read through `env`) into settings;
+ * with `knownTools`, tool names in the lists must be among them.
+ */
 export function parseSettings(
   argv: string[],
   env: (name: string) => string | undefined,
+  knownTools?: readonly string[],
 ): Parsed {
   let values: Record<string, string | boolean | undefined>;
   try {
@@ -153,9 +157,9 @@ export function parseSettings(
   // --help and --version answer whatever the settings hold (CONTRACT §1): a
   // bad variable must not hide the help that would explain it.
   if (action === "help" || action === "version") {
-    return { action, ...resolveSettings({}, () => undefined) };
+    return { action, ...resolveSettings({}, () => undefined, undefined) };
   }
-  return { action, ...resolveSettings(values, env) };
+  return { action, ...resolveSettings(values, env, knownTools) };
 }
 
 /**
@@ -175,18 +179,24 @@ export function settingFromEnv(
 function resolveSettings(
   values: Record<string, string | boolean | undefined>,
   env: (name: string) => string | undefined,
+  knownTools: readonly string[] | undefined,
 ): Omit<Parsed, "action"> {
   const notes: string[] = [];
   const readSetting = (envName: string) => settingFromEnv(env, envName);
-  const pick = (flag: string, envName: string): { value?: string; from: "flag" | "env" } => {
+  // `setting` names where the value came from: that is where the user must change it.
+  const pick = (
+    flag: string,
+    envName: string,
+  ): { value?: string; from: "flag" | "env"; setting: string } => {
     const flagValue = values[flag];
     if (typeof flagValue === "string") {
-      return { value: checkText(flagValue, `--${flag}`), from: "flag" };
+      return { value: checkText(flagValue, `--${flag}`), from: "flag", setting: `--${flag}` };
     }
     const envValue = readSetting(envName);
     return {
       value: envValue === undefined ? undefined : checkText(envValue, envName),
       from: "env",
+      setting: envName,
     };
   };
 
@@ -195,8 +205,8 @@ function resolveSettings(
   // The flag wins also across kinds: a user who passes -S means that socket
   // even when a client's configuration still sets LIBTMUX_SOCKET, and -L
   // likewise overrides LIBTMUX_SOCKET_PATH.
-  if (name.from === "flag" && path.from === "env") path = { from: "env" };
-  if (path.from === "flag" && name.from === "env") name = { from: "env" };
+  if (name.from === "flag" && path.from === "env") path = { from: "env", setting: path.setting };
+  if (path.from === "flag" && name.from === "env") name = { from: "env", setting: name.setting };
   let socket: SocketChoice;
   if (name.value !== undefined && path.value !== undefined) {
     throw new SettingsError(
@@ -207,13 +217,14 @@ function resolveSettings(
   }
   if (path.value !== undefined) {
     if (!path.value.startsWith("/")) {
-      throw new SettingsError("the socket path must be absolute (start with /).");
+      throw new SettingsError(`${path.setting} must be an absolute socket path (start with /).`);
     }
     socket = { kind: "path", path: path.value, source: path.from };
   } else if (name.value !== undefined) {
     if (name.value === "" || name.value.includes("/")) {
       throw new SettingsError(
-        "the socket name must be non-empty and without '/'; use --socket-path for a path.",
+        `${name.setting} must be a socket name, non-empty and without '/'; ` +
+          "name a path with --socket-path (LIBTMUX_SOCKET_PATH).",
       );
     }
     socket = { kind: "name", name: name.value, source: name.from };
@@ -232,7 +243,7 @@ function resolveSettings(
         "LIBTMUX_SAFETY and LIBTMUX_TOOLSETS are both set; keep LIBTMUX_TOOLSETS.",
       );
     }
-    toolsets = parseToolsets(toolsetsArg.value);
+    toolsets = parseToolsets(toolsetsArg.value, toolsetsArg.setting, knownTools ?? []);
     toolsetsSource = toolsetsArg.from;
   } else if (safety !== undefined) {
     const name = checkText(safety, "LIBTMUX_SAFETY").trim();
@@ -285,8 +296,13 @@ function resolveSettings(
   const transportPick = pick("transport", "LIBTMUX_MCP_TRANSPORT");
   const transportRaw = transportPick.value ?? "control";
   if (transportRaw !== "control" && transportRaw !== "process") {
-    const source = transportPick.from === "flag" ? "--transport" : "LIBTMUX_MCP_TRANSPORT";
-    throw new SettingsError(`${source} must be control or process.`);
+    throw new SettingsError(`${transportPick.setting} must be control or process.`);
+  }
+
+  const lists = [pick("tools", "LIBTMUX_TOOLS"), pick("exclude-tools", "LIBTMUX_EXCLUDE_TOOLS")];
+  const [tools, excludeTools] = lists.map((list) => parseList(list.value));
+  if (knownTools) {
+    lists.forEach((list, i) => checkToolNames([tools, excludeTools][i], list.setting, knownTools));
   }
 
   const tmuxPick = pick("tmux", "LIBTMUX_TMUX_BIN");
@@ -298,8 +314,8 @@ function resolveSettings(
       tmuxSetting: tmuxPick.value && tmuxPick.from === "env" ? "LIBTMUX_TMUX_BIN" : "--tmux",
       toolsets,
       toolsetsSource,
-      tools: parseList(pick("tools", "LIBTMUX_TOOLS").value),
-      excludeTools: parseList(pick("exclude-tools", "LIBTMUX_EXCLUDE_TOOLS").value),
+      tools,
+      excludeTools,
       maxLines: numbers["max-lines"],
       maxBytes: numbers["max-bytes"],
       waitMaxSeconds: numbers["wait-max-seconds"],
@@ -321,21 +337,23 @@ export function withOwnSocketPath(settings: Settings): Settings {
   };
 }
 
-/** Checks that named tools exist; throws a SettingsError listing the valid names. */
-export function checkToolNames(settings: Settings, known: readonly string[]): void {
-  for (
-    const [label, list] of [["--tools", settings.tools], [
-      "--exclude-tools",
-      settings.excludeTools,
-    ]] as const
-  ) {
-    const unknown = list.filter((name) => !known.includes(name));
-    if (unknown.length > 0) {
-      throw new SettingsError(
-        `${label} names unknown tools (${unknown.join(", ")}); valid tools: ${known.join(", ")}.`,
-      );
-    }
-  }
+/**
+ * Checks that the tools `setting` names exist; throws a SettingsError that
+ * lists the valid names and says when a name is a toolset instead.
+ */
+function checkToolNames(names: string[], setting: string, known: readonly string[]): void {
+  const unknown = names.filter((name) => !known.includes(name));
+  if (unknown.length === 0) return;
+  const sets = unknown.filter((name) => (TOOLSETS as readonly string[]).includes(name));
+  const toolsetHint = sets.length === 0
+    ? ""
+    : `; ${sets.join(", ")} ${
+      sets.length === 1 ? "is a toolset" : "are toolsets"
+    }: list the toolsets you want with --toolsets (LIBTMUX_TOOLSETS)`;
+  throw new SettingsError(
+    `${setting} names unknown tools (${unknown.join(", ")})${toolsetHint}; ` +
+      `valid tools: ${known.join(", ")}.`,
+  );
 }
 
 /**
@@ -360,12 +378,19 @@ function joinNegativeNumbers(argv: string[]): string[] {
   return joined;
 }
 
-function parseToolsets(raw: string): Toolset[] {
+function parseToolsets(raw: string, setting: string, knownTools: readonly string[]): Toolset[] {
   const names = parseList(raw);
   const unknown = names.filter((name) => !(TOOLSETS as readonly string[]).includes(name));
   if (unknown.length > 0) {
+    const tools = unknown.filter((name) => knownTools.includes(name));
+    const toolHint = tools.length === 0
+      ? ""
+      : `; ${tools.join(", ")} ${
+        tools.length === 1 ? "is a tool" : "are tools"
+      }: add tools with --tools (LIBTMUX_TOOLS)`;
     throw new SettingsError(
-      `unknown toolsets (${unknown.join(", ")}); valid toolsets: ${TOOLSETS.join(", ")}.`,
+      `${setting} names unknown toolsets (${unknown.join(", ")})${toolHint}; ` +
+        `valid toolsets: ${TOOLSETS.join(", ")}.`,
     );
   }
   return names as Toolset[];

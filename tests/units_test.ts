@@ -187,6 +187,45 @@ Deno.test("settings: refusals name the fix", () => {
   );
 });
 
+Deno.test("settings: a refusal names the setting that holds the value, and a toolset given as a tool", () => {
+  const tools = ["list_panes", "kill_pane"];
+  const refusal = (argv: string[], vars: Record<string, string>) => {
+    try {
+      parseSettings(argv, env(vars), tools);
+    } catch (error) {
+      if (error instanceof SettingsError) return error.message;
+      throw error;
+    }
+    throw new Error(`accepted ${JSON.stringify([argv, vars])}`);
+  };
+  for (
+    const [argv, vars, starts] of [
+      [[], { LIBTMUX_SOCKET_PATH: "relative.sock" }, "LIBTMUX_SOCKET_PATH must be an absolute"],
+      [["-S", "relative.sock"], {}, "--socket-path must be an absolute"],
+      [[], { LIBTMUX_SOCKET: "a/b" }, "LIBTMUX_SOCKET must be a socket name"],
+      [
+        [],
+        { LIBTMUX_TOOLSETS: "inspect,bogus" },
+        "LIBTMUX_TOOLSETS names unknown toolsets (bogus)",
+      ],
+      [["--toolsets", "bogus"], {}, "--toolsets names unknown toolsets (bogus)"],
+      [[], { LIBTMUX_TOOLS: "bogus" }, "LIBTMUX_TOOLS names unknown tools (bogus)"],
+      [[], { LIBTMUX_EXCLUDE_TOOLS: "bogus" }, "LIBTMUX_EXCLUDE_TOOLS names unknown tools (bogus)"],
+      [["--exclude-tools", "bogus"], {}, "--exclude-tools names unknown tools (bogus)"],
+    ] as const
+  ) {
+    assert(refusal([...argv], vars).startsWith(starts), refusal([...argv], vars));
+  }
+  assertStringIncludes(
+    refusal(["--exclude-tools", "teardown"], {}),
+    "teardown is a toolset: list the toolsets you want with --toolsets",
+  );
+  assertStringIncludes(
+    refusal(["--toolsets", "inspect,kill_pane"], {}),
+    "kill_pane is a tool: add tools with --tools",
+  );
+});
+
 Deno.test("settings: LIBTMUX_SAFETY maps to toolsets", () => {
   assertEquals(parseSettings([], env({ LIBTMUX_SAFETY: "readonly" })).settings.toolsets, [
     "inspect",
