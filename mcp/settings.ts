@@ -93,7 +93,9 @@ Options (each also an environment variable; the flag wins):
   -L, --socket NAME          tmux socket name (LIBTMUX_SOCKET; default libtmux-mcp)
   -S, --socket-path PATH     absolute tmux socket path (LIBTMUX_SOCKET_PATH)
       --tmux PATH            the tmux executable (LIBTMUX_TMUX_BIN)
-      --toolsets LIST        inspect,manage,execute,teardown (LIBTMUX_TOOLSETS)
+      --toolsets LIST        inspect,manage,execute,teardown (LIBTMUX_TOOLSETS; or
+                             the Python server's LIBTMUX_SAFETY: readonly = inspect,
+                             mutating = inspect,manage,execute, destructive = all)
       --tools LIST           tools added after toolsets (LIBTMUX_TOOLS)
       --exclude-tools LIST   tools removed last (LIBTMUX_EXCLUDE_TOOLS)
       --max-lines N          line budget, 10-100000 (LIBTMUX_MCP_MAX_LINES; 500)

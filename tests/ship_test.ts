@@ -11,6 +11,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import config from "../deno.json" with { type: "json" };
 import { SERVER_ENV_NAMES } from "../mcp/doctor.ts";
+import { SETTING_ENV_NAMES } from "../mcp/settings.ts";
 import { TMUX_LOCATIONS } from "../tmux/locate.ts";
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
 import { startCommand, startServer, TmuxFixture } from "./harness.ts";
@@ -372,6 +373,8 @@ Deno.test("--help, --version, --print-capabilities exit 0 without touching tmux"
   assertEquals([help.code, help.stderr], [0, ""], "--help");
   assertStringIncludes(help.stdout, "Usage: tmux-mcp");
   assertStringIncludes(help.stdout, "--doctor");
+  // Every variable the settings read is in the help, the Python server's LIBTMUX_SAFETY too.
+  for (const name of SETTING_ENV_NAMES) assertStringIncludes(help.stdout, name);
   const version = await runStart(["--version", ...noTmux]);
   assertEquals([version.code, version.stdout, version.stderr], [
     0,
