@@ -102,7 +102,8 @@ Deno.test("start-up failures print one clear line and exit 1", async () => {
       ],
     ]
   ) {
-    const line = await startupFailure(args);
+    // A socket in no directory: should start-up wrongly succeed, no tmux server can start there.
+    const line = await startupFailure([...args, "-S", "/nonexistent-tmux-mcp-test/unused.sock"]);
     assertStringIncludes(line, "call_read_tools_batch runs other selected inspect tools");
     assertStringIncludes(line, "--toolsets inspect");
   }
