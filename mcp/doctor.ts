@@ -15,7 +15,7 @@ import { CHILD_ENV_NAMES, readEnv } from "../tmux/environment.ts";
 import { TmuxError } from "../tmux/errors.ts";
 import { formatOf, int, parseRows, text } from "../tmux/format.ts";
 import { type FoundTmux, locateTmux, MIN_TMUX, TMUX_LOCATIONS } from "../tmux/locate.ts";
-import { missingSocketDirectory } from "../tmux/socket_probe.ts";
+import { isDirectoryPath, missingSocketDirectory } from "../tmux/socket_probe.ts";
 import { isNoServer } from "../tmux/views.ts";
 import { SETTING_ENV_NAMES, settingFromEnv, type Settings } from "./settings.ts";
 import { SERVER_NAME, SERVER_VERSION } from "./version.ts";
@@ -239,6 +239,18 @@ async function checkServer(
         `socket: ${tmux.label}: its directory ${dir} does not exist, so tmux cannot create the ` +
           `socket there; create it (mkdir -p ${shellQuote(dir)}) or choose a socket path in a ` +
           "directory that exists",
+      );
+      return;
+    }
+    if (
+      settings.socket.kind === "path" && await isDirectoryPath(found.binary, settings.socket.path)
+    ) {
+      report(
+        "FAIL",
+        `socket: ${tmux.label} is a directory, so tmux cannot create its socket there; choose ` +
+          `a socket file in it (for example -S ${
+            shellQuote(`${settings.socket.path.replace(/\/+$/, "")}/tmux.sock`)
+          })`,
       );
       return;
     }

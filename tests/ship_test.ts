@@ -487,7 +487,7 @@ Deno.test("--doctor: no server on the socket is reported, and none is started", 
   }
 });
 
-Deno.test("--doctor: a socket path in a directory that does not exist is not ready (exit 1)", async () => {
+Deno.test("--doctor: a socket path in a directory that does not exist, or that is a directory, is not ready (exit 1)", async () => {
   const fixture = await TmuxFixture.empty();
   try {
     const dir = `${fixture.dir}/no such dir`;
@@ -503,6 +503,14 @@ Deno.test("--doctor: a socket path in a directory that does not exist is not rea
     const fine = await runStart(["--doctor", "-S", fixture.socketPath]);
     assertEquals(fine.code, 0, fine.stdout);
     assertStringIncludes(fine.stdout, "no tmux server runs there now");
+    // The path itself a directory: tmux can never make a socket of it.
+    const directory = await runStart(["--doctor", "-S", fixture.dir]);
+    assertEquals(directory.code, 1, directory.stdout);
+    assertStringIncludes(
+      directory.stdout,
+      `FAIL  socket: socket ${fixture.dir} is a directory, so tmux cannot create its socket there`,
+    );
+    assertStringIncludes(directory.stdout, `-S ${fixture.dir}/tmux.sock`);
   } finally {
     await fixture.close();
   }

@@ -28,6 +28,18 @@ export async function missingSocketDirectory(binary: string, path: string): Prom
 }
 
 /**
+ * Whether socket `path` is an existing directory, where tmux can never create
+ * its socket. tmux is asked to connect to `path/.`: a directory refuses the
+ * connection ("no server running" on Linux, "Socket operation on non-socket"
+ * on macOS), while a file there (a socket, live or dead) is "Not a directory"
+ * and a missing path "No such file or directory".
+ */
+export async function isDirectoryPath(binary: string, path: string): Promise<boolean> {
+  const { said } = await ask(binary, ["-S", `${path.replace(/\/+$/, "")}/.`], ".");
+  return /^no server running on |\(Socket operation on non-socket\)$/.test(said);
+}
+
+/**
  * Whether socket `path` is the socket `tmux -L name` uses. Its directory
  * holds the uid (`${TMUX_TMPDIR:-/tmp}/tmux-UID`), which this process may not
  * read, so tmux says where it is: a server there reports its socket path,
