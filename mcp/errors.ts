@@ -31,3 +31,23 @@ export function errorText(tool: string, error: unknown): string {
 function trimStop(text: string): string {
   return text.replace(/[.\s]+$/, "");
 }
+
+/**
+ * `error` with a note added to its hint when the hint names tools this
+ * server does not offer (`unoffered`): a model told to call create_session,
+ * which the selection left out, must learn that it cannot. `toolsets` says
+ * which toolsets are on.
+ */
+export function noteUnoffered(
+  error: unknown,
+  unoffered: readonly string[],
+  toolsets: string,
+): unknown {
+  if (!(error instanceof ToolError || error instanceof TmuxError)) return error;
+  const named = unoffered.filter((name) => new RegExp(`\\b${name}\\b`).test(error.hint));
+  if (named.length === 0) return error;
+  return new ToolError(
+    error.message,
+    `${trimStop(error.hint)}. Not offered by this server: ${named.join(", ")} (${toolsets}).`,
+  );
+}

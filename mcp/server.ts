@@ -35,7 +35,8 @@ import type { Tmux } from "../tmux/client.ts";
 import { TmuxError } from "../tmux/errors.ts";
 import { parseArguments } from "./arguments.ts";
 import { utf8Length } from "./budget.ts";
-import { ToolError } from "./errors.ts";
+import { noteUnoffered, ToolError } from "./errors.ts";
+import { CATALOG } from "./catalog.ts";
 import {
   type AnyTool,
   type CallOutcome,
@@ -125,6 +126,8 @@ export class TmuxMcpServer {
   readonly server: ProtocolServer;
   readonly #options: ServerOptions;
   readonly #byName: Map<string, AnyTool>;
+  /** Names of the tools the settings left out, which error hints must not send a model to. */
+  readonly #unoffered: string[];
   #listChangedTimer: ReturnType<typeof setTimeout> | undefined;
   /** The set of resources the client last received or was told changed; undefined: unknown. */
   #lastListing: string | undefined;
@@ -140,6 +143,7 @@ export class TmuxMcpServer {
   constructor(options: ServerOptions) {
     this.#options = options;
     this.#byName = new Map(options.tools.map((tool) => [tool.name, tool]));
+    this.#unoffered = CATALOG.map((tool) => tool.name).filter((name) => !this.#byName.has(name));
     this.server = new ProtocolServer(
       { name: SERVER_NAME, version: SERVER_VERSION },
       {
@@ -397,7 +401,10 @@ export class TmuxMcpServer {
       );
     } catch (error) {
       if (!(error instanceof ToolError || error instanceof TmuxError)) logError(tool.name, error);
-      return errorResult(tool.name, error);
+      return errorResult(
+        tool.name,
+        noteUnoffered(error, this.#unoffered, toolsetsOn(this.#options.settings.toolsets)),
+      );
     }
   }
 

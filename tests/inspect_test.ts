@@ -823,6 +823,40 @@ serverTest(
   { args: ["--toolsets", "", "--tools", "list_panes"], transports: ["process"] },
 );
 
+Deno.test("an error hint naming a tool the settings left out says it is not offered", async () => {
+  const fx = await TmuxFixture.empty();
+  const readonly = await startServer(fx.socketPath, { env: { LIBTMUX_SAFETY: "readonly" } });
+  const all = await startServer(fx.socketPath, { args: ["--toolsets", "inspect,execute"] });
+  try {
+    // No tmux server: the hint says to create a session, which only execute can.
+    const refused = await readonly.fails("get_pane_info", { paneId: "%0" });
+    assertStringIncludes(refused, "(create_session)");
+    assertStringIncludes(
+      refused,
+      "Not offered by this server: create_session (toolsets on: inspect).",
+    );
+    const offered = await all.fails("get_pane_info", { paneId: "%0" });
+    assertStringIncludes(offered, "(create_session)");
+    assert(!offered.includes("Not offered"), offered);
+  } finally {
+    await readonly.close();
+    await all.close();
+    await fx.close();
+  }
+});
+
+serverTest(
+  "selection: a teardown-only server's 'no such pane' hint says the list tools are not offered",
+  async (_fx, s) => {
+    const refusal = await s.fails("kill_pane", { paneId: "%999" });
+    assertStringIncludes(
+      refusal,
+      "Not offered by this server: list_sessions, list_windows, list_panes (toolsets on: teardown).",
+    );
+  },
+  { args: ["--toolsets", "teardown"], transports: ["process"] },
+);
+
 // The control transport has no client to attach here: every call takes its fallback.
 for (const transport of TRANSPORTS) {
   Deno.test(`no tmux server on the socket: lists are empty, targeted tools say so [${transport}]`, async () => {
