@@ -7,7 +7,7 @@
  * @module
  */
 
-import { CATALOG } from "./mcp/catalog.ts";
+import { CATALOG, readsTerminalContent } from "./mcp/catalog.ts";
 import { nestable, READ_BATCH } from "./tools/call_read_tools_batch.ts";
 import { runDoctor } from "./mcp/doctor.ts";
 import {
@@ -140,7 +140,10 @@ async function main(argv: string[]): Promise<void> {
   // change of focus, or a person's client coming or going, changes only the
   // sessions view: it costs a check only while someone is subscribed to it.
   const control = tmux.transport instanceof ControlTransport ? tmux.transport : undefined;
-  const live = new LiveResources(new TopologyListener(tmux, topologyHint));
+  const live = new LiveResources(
+    new TopologyListener(tmux, topologyHint),
+    readsTerminalContent(selected),
+  );
   const mcp: TmuxMcpServer = new TmuxMcpServer({
     tmux,
     settings,

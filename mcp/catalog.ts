@@ -106,3 +106,13 @@ export const CATALOG: readonly AnyTool[] = [
   killWindow,
   killSession,
 ];
+
+/**
+ * True when one of the tools named `selected` returns what panes show
+ * (terminal-content): only then do the live resources offer pane text.
+ */
+export function readsTerminalContent(selected: readonly string[]): boolean {
+  return CATALOG.some((tool) =>
+    selected.includes(tool.name) && tool.capability.outputClasses.includes("terminal-content")
+  );
+}

@@ -8,6 +8,7 @@
  * @module
  */
 
+import { readsTerminalContent } from "./catalog.ts";
 import type { Settings } from "./settings.ts";
 import { shellQuote } from "./shell_frame.ts";
 import { TOOLSETS } from "./toolsets.ts";
@@ -97,8 +98,10 @@ export function buildInstructions(
   }
   if (has("call_read_tools_batch")) lines.push("Group several reads in one call_read_tools_batch.");
   lines.push(
-    "Resources: tmux://sessions, tmux://panes/{paneId} and tmux://panes/{paneId}/content; " +
-      "subscribe to a pane's content to be told when it prints.",
+    readsTerminalContent(selected)
+      ? "Resources: tmux://sessions, tmux://panes/{paneId} and tmux://panes/{paneId}/content; " +
+        "subscribe to a pane's content to be told when it prints."
+      : "Resources: tmux://sessions and tmux://panes/{paneId}.",
   );
   lines.push(
     callerPane

@@ -343,8 +343,25 @@ export class LiveResources implements ResourceProvider {
   /**
    * `whileSubscribed` runs from the first subscription to the end of the
    * last (a listener for a person's changes where no other client hears them).
+   * `offersContent` says whether panes' text is offered: not when the tool
+   * selection reads none (a client may let the model read resources, and
+   * the person who left out every reading tool meant the model not to).
    */
-  constructor(readonly whileSubscribed?: WhileSubscribed) {}
+  constructor(
+    readonly whileSubscribed?: WhileSubscribed,
+    readonly offersContent = true,
+  ) {}
+
+  /** Refuses a content URI when panes' text is not offered. */
+  #refuseContent(ref: PaneRef): void {
+    if (ref.kind !== "content" || this.offersContent) return;
+    throw new ResourceError(
+      "a pane's text is not offered by this server: none of its selected tools reads what panes " +
+        "show, so neither do its resources. Read the pane's view (tmux://panes/{paneId}) instead, " +
+        "or ask the user to start the server with the inspect toolset",
+      INVALID_PARAMS,
+    );
+  }
 
   /** Starts or stops the companion so that it runs exactly while anyone is subscribed. */
   async #followSubscriptions(): Promise<void> {
@@ -383,28 +400,27 @@ export class LiveResources implements ResourceProvider {
       // The names here are labels for people: list_changed follows the URIs
       // only (mcp/server.ts listingKey), so a window renamed after the
       // program in it changes the description without a notification.
-      entries.push(
-        {
-          uri: paneUri(pane.paneId, "view"),
-          name: `pane ${pane.paneId}`,
-          description: `Pane ${pane.paneId} in ${where}: its view (JSON).`,
-          mimeType: "application/json",
-        },
-        {
-          uri: paneUri(pane.paneId, "content"),
-          name: `pane ${pane.paneId} screen`,
-          description:
-            `What pane ${pane.paneId} in ${where} shows (text); subscribe to hear when it prints.`,
-          mimeType: "text/plain",
-        },
-      );
+      entries.push({
+        uri: paneUri(pane.paneId, "view"),
+        name: `pane ${pane.paneId}`,
+        description: `Pane ${pane.paneId} in ${where}: its view (JSON).`,
+        mimeType: "application/json",
+      });
+      if (!this.offersContent) continue;
+      entries.push({
+        uri: paneUri(pane.paneId, "content"),
+        name: `pane ${pane.paneId} screen`,
+        description:
+          `What pane ${pane.paneId} in ${where} shows (text); subscribe to hear when it prints.`,
+        mimeType: "text/plain",
+      });
     }
     return entries;
   }
 
   /** The pane templates. */
   templates(): ResourceTemplateEntry[] {
-    return [
+    const templates: ResourceTemplateEntry[] = [
       {
         uriTemplate: PANE_TEMPLATE,
         name: "pane",
@@ -419,6 +435,7 @@ export class LiveResources implements ResourceProvider {
         mimeType: "text/plain",
       },
     ];
+    return this.offersContent ? templates : templates.slice(0, 1);
   }
 
   /** Reads one of the live views. */
@@ -440,6 +457,7 @@ export class LiveResources implements ResourceProvider {
     }
     const ref = parsePaneUri(uri);
     if (!ref) return null;
+    this.#refuseContent(ref);
     let state: PaneState;
     try {
       state = await readPane(ctx.tmux, ref.paneId, await ctx.caller.verifiedPane(ctx.tmux));
@@ -470,6 +488,7 @@ export class LiveResources implements ResourceProvider {
     }
     const ref = parsePaneUri(uri);
     if (!ref) return false;
+    this.#refuseContent(ref);
     if (this.#panes.has(uri)) return true;
     // A second request for the same URI while the first is starting joins it.
     const starting = this.#starting.get(uri);

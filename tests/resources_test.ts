@@ -1128,3 +1128,32 @@ Deno.test("resources (process): the server's own watch clients coming and going 
     await fx.close();
   }
 });
+
+Deno.test("resources: with no tool that reads what panes show, panes' text is not offered", async () => {
+  // manage alone reads no terminal content: a model that may read resources
+  // must not get around the person's choice through them.
+  await withNotifications(["--toolsets", "manage"], async (fx, s) => {
+    const pane = await firstPane(fx);
+    await fx.runInPane(pane, "echo secret-$((6 * 7))");
+    const { resources } = await s.client.listResources();
+    const uris = resources.map((r: { uri: string }) => r.uri);
+    assert(uris.includes(`tmux://panes/${encodeURIComponent(pane)}`), uris.join(" "));
+    assert(!uris.some((uri: string) => uri.endsWith("/content")), uris.join(" "));
+    const { resourceTemplates } = await s.client.listResourceTemplates();
+    assertEquals(resourceTemplates.map((t: { uriTemplate: string }) => t.uriTemplate), [
+      "tmux://panes/{paneId}",
+    ]);
+    const read = await rejection(() => s.client.readResource({ uri: contentUri(pane) }));
+    assertStringIncludes(read, "not offered by this server");
+    assert(!read.includes("secret-42"), read);
+    const subscribe = await rejection(() => s.client.subscribeResource({ uri: contentUri(pane) }));
+    assertStringIncludes(subscribe, "not offered by this server");
+    // The view (metadata) stays readable.
+    assertEquals(
+      JSON.parse(await readText(s, `tmux://panes/${encodeURIComponent(pane)}`)).paneId,
+      pane,
+    );
+    const instructions = s.client.getInstructions() ?? "";
+    assert(!instructions.includes("/content"), instructions);
+  });
+});
