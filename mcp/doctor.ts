@@ -21,6 +21,7 @@ import { SETTING_ENV_NAMES, settingFromEnv, type Settings } from "./settings.ts"
 import { SERVER_NAME, SERVER_VERSION } from "./version.ts";
 import { attachCommand } from "./capabilities.ts";
 import { shellQuote } from "./shell_frame.ts";
+import { counted } from "./words.ts";
 
 type Verdict = "ok" | "warn" | "FAIL" | "info";
 
@@ -218,9 +219,7 @@ async function checkServer(
       "ok",
       `socket: ${tmux.label}${own ? " (the server's own)" : ""}` +
         `${settings.socket.kind === "name" ? ` at ${info.socketPath}` : ""}: ` +
-        `tmux ${info.version} runs there (pid ${info.pid}, ${count} session${
-          count === 1 ? "" : "s"
-        })`,
+        `tmux ${info.version} runs there (pid ${info.pid}, ${counted(count, "session")})`,
     );
   } catch (error) {
     if (!isNoServer(error)) {

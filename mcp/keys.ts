@@ -10,6 +10,7 @@ import { z } from "zod";
 import { chunkText } from "../tmux/chunks.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { ToolError } from "./errors.ts";
+import { counted } from "./words.ts";
 
 /** Named keys tmux 3.3 understands (key-string.c), lower-cased for lookup. */
 const NAMED_KEYS = new Set(
@@ -176,7 +177,7 @@ export function describeTyping(op: Typing): string {
   const parts: string[] = [];
   if (op.text) {
     const n = [...op.text].length;
-    parts.push(`${n} character${n === 1 ? "" : "s"} of text`);
+    parts.push(`${counted(n, "character")} of text`);
   }
   if (op.keys?.length) parts.push(`keys ${op.keys.map(sendableKey).join(" ")}`);
   if (op.enter) parts.push("Enter");
@@ -192,7 +193,7 @@ export const alsoSentTo = z.array(z.string()).describe(
 /** The text-block clause for {@link alsoSentTo}: empty when the keys reached one pane. */
 export function alsoSentToText(panes: readonly string[]): string {
   if (panes.length === 0) return "";
-  return ` (synchronize-panes also typed it into ${panes.length} other pane${
-    panes.length === 1 ? "" : "s"
-  }: ${panes.join(", ")})`;
+  return ` (synchronize-panes also typed it into ${counted(panes.length, "other pane")}: ${
+    panes.join(", ")
+  })`;
 }

@@ -61,6 +61,7 @@ import {
   type ResourceTemplateEntry,
   withinBudget,
 } from "./resources.ts";
+import { counted } from "./words.ts";
 
 /** The URI of the sessions view. */
 export const SESSIONS_URI = "tmux://sessions";
@@ -382,7 +383,7 @@ export class LiveResources implements ResourceProvider {
     const entries: ResourceEntry[] = [{
       uri: SESSIONS_URI,
       name: "sessions",
-      description: `The ${sessions.length} tmux sessions (JSON list of session views).${
+      description: `The ${counted(sessions.length, "tmux session")} (JSON list of session views).${
         panes.length > MAX_LISTED_PANES
           ? ` Only ${MAX_LISTED_PANES} of ${panes.length} panes are listed; reach the others through the templates.`
           : ""

@@ -12,6 +12,7 @@ import { compilePattern, loadPatternEngine } from "./pattern.ts";
 import { INVALID_PARAMS, ResourceError } from "./resources.ts";
 import type { Settings } from "./settings.ts";
 import { PANE_ID } from "../tmux/targets.ts";
+import { counted } from "./words.ts";
 
 /** One argument of a prompt, as `prompts/list` shows it. */
 export interface PromptArgument {
@@ -284,8 +285,8 @@ const buildWorkspace: PromptDef = {
     // found as stored: every later call names the session by its id.
     const stored = sessionName.replace(/[:.]/g, "_");
     const sessionId = "<sessionId>";
-    return `Build the tmux workspace "${sessionName}" with ${wanted.length} window${
-      wanted.length === 1 ? "" : "s"
+    return `Build the tmux workspace "${sessionName}" with ${
+      counted(wanted.length, "window")
     }.\n\n${
       numbered([
         env.has("list_sessions") &&

@@ -9,6 +9,7 @@
  */
 
 import type { PaneView, SessionView, WindowView } from "../tmux/views.ts";
+import { counted } from "./words.ts";
 
 /** `value` bare when it is one plain word, else as a JSON string (quotes, escapes). */
 export function word(value: string): string {
@@ -32,7 +33,7 @@ function line(
 /** A heading that counts `items` (`3 panes:`, `1 pane:`, `0 panes`), then a line per item. */
 function listing<T>(noun: string, items: readonly T[], toLine: (item: T) => string): string {
   const count = items.length;
-  const heading = `${count} ${noun}${count === 1 ? "" : "s"}${count === 0 ? "" : ":"}`;
+  const heading = `${counted(count, noun)}${count === 0 ? "" : ":"}`;
   return [heading, ...items.map(toLine)].join("\n");
 }
 

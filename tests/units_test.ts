@@ -618,3 +618,12 @@ Deno.test("resource order: server-wide views first, pane ids as numbers, a view 
   assert(compareUris("a007", "a7") !== 0, "no two URIs tie");
   assertEquals(compareUris("a7", "a7"), 0);
 });
+
+Deno.test("counted: the noun is plural unless the count is one", async () => {
+  const { counted } = await import("../mcp/words.ts");
+  assertEquals([0, 1, 2].map((n) => counted(n, "tmux session")), [
+    "0 tmux sessions",
+    "1 tmux session",
+    "2 tmux sessions",
+  ]);
+});

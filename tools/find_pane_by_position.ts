@@ -7,6 +7,7 @@ import { defineTool, readsMetadata } from "../mcp/registry.ts";
 import { paneView, windowId } from "../mcp/schemas.ts";
 import { flag, formatOf, int, parseRows, text } from "../tmux/format.ts";
 import { listPanesCommand, noSuch, parsePanes } from "../tmux/views.ts";
+import { counted } from "../mcp/words.ts";
 
 const EDGES = {
   paneId: text("pane_id"),
@@ -54,9 +55,7 @@ export const findPaneByPosition = defineTool({
     // is the caller's mistake, not a pane tmux lost.
     if (hasPosition && (args.position as number) >= edges.length) {
       throw new ToolError(
-        `the window has ${edges.length} pane${
-          edges.length === 1 ? "" : "s"
-        }, so none is at that position`,
+        `the window has ${counted(edges.length, "pane")}, so none is at that position`,
         `Give a position from 0 to ${edges.length - 1} (0 is the window's first pane), ` +
           "or list the window's panes with list_panes and windowId.",
       );

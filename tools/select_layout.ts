@@ -8,6 +8,7 @@ import { withoutValues } from "../mcp/workspace.ts";
 import { runIf } from "../tmux/guard.ts";
 import { windowTarget } from "../tmux/targets.ts";
 import { noSuch, parseWindows, windowViewCommand } from "../tmux/views.ts";
+import { counted } from "../mcp/words.ts";
 
 const BUILT_IN = ["even-horizontal", "even-vertical", "main-horizontal", "main-vertical", "tiled"];
 /** A layout string as tmux prints it in window_layout: checksum, then cells. */
@@ -76,9 +77,10 @@ const OTHER_COUNT = "tmux-mcp-layout-other-count";
 
 /** The refusal of a layout string for `cells` panes on `windowId`, which has `panes`. */
 function otherCount(windowId: string, cells: number, panes: number): ToolError {
-  const plural = (n: number) => `${n} pane${n === 1 ? "" : "s"}`;
   return new ToolError(
-    `the layout string is for ${plural(cells)}, but window ${windowId} has ${plural(panes)}`,
+    `the layout string is for ${counted(cells, "pane")}, but window ${windowId} has ${
+      counted(panes, "pane")
+    }`,
     "A layout string fits only a window with as many panes as it was saved from: read this " +
       "window's current one with get_window_info ('layout'), add or remove panes first, or use a " +
       `built-in layout (${BUILT_IN.join(", ")}), which fits any number of panes.`,
