@@ -58,9 +58,16 @@ Deno.test("start-up writes one stderr line; stdin EOF exits 0 promptly and leave
   }
 });
 
-/** Runs the server with `args`, expecting a start-up failure; returns its stderr. */
+/**
+ * Runs the server with `args`, expecting a start-up failure; returns its
+ * stderr. tmux's directory for named sockets does not exist, so a start-up
+ * that wrongly succeeds cannot reach (or start) a server on a real socket,
+ * the own `libtmux-mcp` one included.
+ */
 async function startupFailure(args: string[], env: Record<string, string> = {}): Promise<string> {
-  const child = spawnServerProcess(args, { env });
+  const child = spawnServerProcess(args, {
+    env: { TMUX_TMPDIR: "/nonexistent-tmux-mcp-test", ...env },
+  });
   await child.stdin.close();
   const output = await child.output();
   assertEquals(output.code, 1, "exit status 1");
