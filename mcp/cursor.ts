@@ -72,6 +72,14 @@ export function rowHash(text: string): number {
   return h >>> 0;
 }
 
+/**
+ * True when `row` still starts with the text of `length` UTF-16 units whose
+ * {@link rowHash} is `hash`: typing onto a cursor's row keeps what it held.
+ */
+export function keepsPrefix(row: string | undefined, length: number, hash: number): boolean {
+  return row !== undefined && row.length >= length && rowHash(row.slice(0, length)) === hash;
+}
+
 /** Encodes and signs `state` into the opaque cursor string. */
 export async function encodeCursor(state: CursorState): Promise<string> {
   const count = Math.min(state.hashes.length, MAX_CURSOR_ROWS);

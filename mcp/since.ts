@@ -30,7 +30,7 @@ import type { Tmux } from "../tmux/client.ts";
 import { TmuxError } from "../tmux/errors.ts";
 import { noSuch } from "../tmux/views.ts";
 import { paneTarget } from "../tmux/targets.ts";
-import { type CursorState, decodeCursor, MAX_CURSOR_ROWS, rowHash } from "./cursor.ts";
+import { type CursorState, decodeCursor, keepsPrefix, MAX_CURSOR_ROWS, rowHash } from "./cursor.ts";
 import { ToolError } from "./errors.ts";
 import { resolvePane, trimRow } from "./panes.ts";
 import type { ToolContext } from "./registry.ts";
@@ -372,9 +372,7 @@ export function compare(mark: CursorState, snap: Snapshot): Delta {
   const openKept = () => {
     const i = mark.open - mark.base;
     if (i >= mark.hashes.length) return true;
-    const row = snap.rows[mark.open - snap.first];
-    return row !== undefined && row.length >= mark.openLength &&
-      rowHash(row.slice(0, mark.openLength)) === mark.hashes[i];
+    return keepsPrefix(snap.rows[mark.open - snap.first], mark.openLength, mark.hashes[i]);
   };
   // Blank rows prove nothing (a trim can move blank rows onto blank rows):
   // without a non-blank row to compare, "nothing dropped" rests on tmux's

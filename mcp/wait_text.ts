@@ -12,7 +12,7 @@
 import { TmuxError } from "../tmux/errors.ts";
 import { FollowingWatch, type WakeMechanism } from "../tmux/output_watch.ts";
 import { budgetLines, type Content, utf8Length } from "./budget.ts";
-import { type CursorState, rowHash } from "./cursor.ts";
+import { type CursorState, keepsPrefix } from "./cursor.ts";
 import type { Matcher } from "./pattern.ts";
 import type { ToolContext } from "./registry.ts";
 import {
@@ -200,9 +200,7 @@ function typedRowOf(mark: CursorState): TypedRow | undefined {
  */
 function isTypedLine(snap: Snapshot, line: LogicalLine, typed: TypedRow | undefined): boolean {
   if (!typed || typed.abs < line.from || typed.abs >= line.to) return false;
-  const row = snap.rows[typed.abs - snap.first];
-  return row !== undefined && row.length >= typed.length &&
-    rowHash(row.slice(0, typed.length)) === typed.hash;
+  return keepsPrefix(snap.rows[typed.abs - snap.first], typed.length, typed.hash);
 }
 
 function paneGone(error: unknown): boolean {
