@@ -55,6 +55,11 @@ export interface ToolContext {
   call(tool: string, args: unknown): Promise<CallOutcome>;
   /** Names of the tools this server offers. */
   readonly selected: readonly string[];
+  /**
+   * `error` with the note a tool's own error gets when its hint names tools
+   * this server does not offer: for errors a batch reports in its rows.
+   */
+  noteUnoffered(error: unknown): unknown;
   /** Tells subscribed clients that sessions, windows or panes changed. */
   topologyChanged(): void;
   /** Bytes of the complete JSON-RPC response line if `structured` were this call's result. */

@@ -401,11 +401,13 @@ export class TmuxMcpServer {
       );
     } catch (error) {
       if (!(error instanceof ToolError || error instanceof TmuxError)) logError(tool.name, error);
-      return errorResult(
-        tool.name,
-        noteUnoffered(error, this.#unoffered, toolsetsOn(this.#options.settings.toolsets)),
-      );
+      return errorResult(tool.name, this.#noteUnoffered(error));
     }
+  }
+
+  /** `error` with a note when its hint names tools the settings left out. */
+  #noteUnoffered(error: unknown): unknown {
+    return noteUnoffered(error, this.#unoffered, toolsetsOn(this.#options.settings.toolsets));
   }
 
   #context(tool: AnyTool, extra: Extra): ToolContext {
@@ -417,6 +419,7 @@ export class TmuxMcpServer {
       caller,
       signal: extra.signal,
       selected: tools.map((t) => t.name),
+      noteUnoffered: (error) => this.#noteUnoffered(error),
       progress: async (done, total, message) => {
         if (progressToken === undefined) return;
         await extra.sendNotification({

@@ -6,7 +6,14 @@
  */
 
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
-import { countingTmux, eventually, type Session, startServer, TmuxFixture } from "./harness.ts";
+import {
+  countingTmux,
+  eventually,
+  serverTest,
+  type Session,
+  startServer,
+  TmuxFixture,
+} from "./harness.ts";
 import { describeTyping, isKeyName, sendableKey } from "../mcp/keys.ts";
 import { chunkText } from "../tmux/chunks.ts";
 
@@ -737,3 +744,22 @@ for (const transport of ["control", "process"]) {
     }
   });
 }
+
+serverTest(
+  "send_keys_batch: a row's error hint naming a tool the settings left out says it is not offered",
+  async (_fx, s) => {
+    type Batch = { results: { success: boolean; error: string | null }[] };
+    const batch = await s.ok<Batch>("send_keys_batch", {
+      operations: [{ paneId: "%999", text: "x" }],
+      onError: "continue",
+    });
+    const [row] = batch.results;
+    assertEquals(row.success, false);
+    // The same refusal as send_keys itself gives, note included.
+    const note =
+      "Not offered by this server: list_sessions, list_windows, list_panes (toolsets on: execute).";
+    assertStringIncludes(row.error!, note);
+    assertStringIncludes(await s.fails("send_keys", { paneId: "%999", text: "x" }), note);
+  },
+  { args: ["--toolsets", "execute"], transports: ["process"] },
+);

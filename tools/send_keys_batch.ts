@@ -85,7 +85,7 @@ export const sendKeysBatch = defineTool({
         if (ctx.signal.aborted || (caught instanceof TmuxError && caught.kind === "cancelled")) {
           throw caught;
         }
-        error = errorText(`operations[${index}]`, caught);
+        error = errorText(`operations[${index}]`, ctx.noteUnoffered(caught));
       }
       const elapsedSeconds = Math.round(performance.now() - began) / 1000;
       results.push({
