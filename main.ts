@@ -120,6 +120,7 @@ async function main(argv: string[]): Promise<void> {
       found.binary,
       settings.socket,
       createTransport(found.binary, settings.socket, settings.transport),
+      found.version,
     );
     if (isOwnSocket(settings.socket)) facts.startedServer = await tmux.ensureOwnServer();
     callerPane = await caller.verifiedPane(tmux);

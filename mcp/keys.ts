@@ -11,6 +11,7 @@ import { chunkText } from "../tmux/chunks.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { ToolError } from "./errors.ts";
 import { counted } from "./words.ts";
+import { parseTmuxVersion } from "../tmux/locate.ts";
 
 /** Named keys tmux 3.3 understands (key-string.c), lower-cased for lookup. */
 const NAMED_KEYS = new Set(
@@ -92,8 +93,39 @@ export function sendableKey(name: string): string {
   return name;
 }
 
-/** Refuses the first key that is not a tmux key name, saying which position it held. */
-export function checkKeys(keys: readonly string[], where = ""): void {
+/** Keys whose Shift chord tmux 3.3a's send-keys types as the key's name (`S-Enter` as 7 letters). */
+const SHIFT_TYPED_AS_NAME = new Set(["space", "bspace", "enter", "escape"]);
+/** Keys whose Ctrl chord tmux 3.3a's send-keys drops without sending a byte. */
+const CTRL_SENDS_NOTHING = new Set(["tab", "btab", "bspace", "enter", "escape"]);
+
+/** True for tmux 3.3 and older (a `tmux -V` line), on which {@link unsendable} was measured. */
+function keysAsIn33(version: string): boolean {
+  const parsed = parseTmuxVersion(version);
+  return parsed !== null && (parsed.major < 3 || (parsed.major === 3 && parsed.minor <= 3));
+}
+
+/**
+ * True when `version` (a `tmux -V` line) cannot send the chord `name` (after
+ * {@link sendableKey}): measured on 3.3a with `cat -v` in the pane,
+ * send-keys types `S-Enter`, `S-Space`, `S-Escape` and `S-BSpace` (with or
+ * without C-/M-, whatever extended-keys says) as their names and sends
+ * nothing for `C-Enter`, `C-Tab`, `C-BSpace`, `C-Escape` or `M-BSpace`: an
+ * agent asking for a newline would get the letters, or believe a key went.
+ */
+export function unsendable(name: string, version: string | undefined): boolean {
+  if (!version || !keysAsIn33(version) || name.startsWith("^")) return false;
+  const [modifiers, key] = splitModifiers(sendableKey(name));
+  const base = key.toLowerCase();
+  const has = (m: string) => modifiers.some((x) => x[0].toUpperCase() === m);
+  return (has("S") && SHIFT_TYPED_AS_NAME.has(base)) ||
+    (has("C") && CTRL_SENDS_NOTHING.has(base)) || (has("M") && base === "bspace");
+}
+
+/**
+ * Refuses the first key that is not a tmux key name, or (given the tmux
+ * `version`) one that tmux cannot send, saying which position it held.
+ */
+export function checkKeys(keys: readonly string[], where = "", version?: string): void {
   keys.forEach((key, i) => {
     if (!isKeyName(key)) {
       throw new ToolError(
@@ -101,6 +133,15 @@ export function checkKeys(keys: readonly string[], where = ""): void {
         "Use names such as C-c, M-x, Enter, Escape, Tab, BSpace, Space, Up, Down, Left, Right, " +
           "Home, End, PageUp, PageDown, F1-F12, or a single character, optionally with C-, M- or " +
           "S- in front; type plain text with text instead.",
+      );
+    }
+    if (unsendable(key, version)) {
+      throw new ToolError(
+        `${where}keys[${i}] is a chord ${version} cannot send: its send-keys types such a ` +
+          "key's name as text, or sends nothing",
+        "Send the key without that modifier (Enter, Space, Escape, BSpace, Tab), or the keys " +
+          "the program documents for the same action (for a new line without submitting, many " +
+          "chat programs take M-Enter; a shell deletes a word with C-w).",
       );
     }
   });
@@ -129,7 +170,8 @@ export const typingFields = {
   ),
   keys: z.array(z.string().min(1).max(32)).min(1).max(64).nullish().describe(
     'tmux key names pressed in order after the text, e.g. ["C-c"], ["Escape", ":", "w", "q", ' +
-      '"Enter"], ["Up"], ["F5"], ["M-x"]. Modifiers: C- (Ctrl), M- (Alt/Meta), S- (Shift; S-Tab is sent as BTab, S-a as A).',
+      '"Enter"], ["Up"], ["F5"], ["M-x"]. Modifiers: C- (Ctrl), M- (Alt/Meta), S- (Shift; S-Tab is sent as BTab, S-a as A). ' +
+      "tmux 3.3 cannot send S-Enter, S-Space, S-Escape, S-BSpace, C-Enter, C-Tab, C-BSpace, C-Escape or M-BSpace: they are refused; use the key without the modifier or the program's own alternative.",
   ),
 };
 
@@ -143,8 +185,11 @@ export interface Typing {
   enter?: boolean | null;
 }
 
-/** Checks `op` completely (nothing is sent for an invalid operation). */
-export function checkTyping(op: Typing, where = ""): void {
+/**
+ * Checks `op` completely (nothing is sent for an invalid operation); with
+ * the tmux `version`, also refuses keys that version cannot send.
+ */
+export function checkTyping(op: Typing, where = "", version?: string): void {
   if ((op.text === undefined || op.text === null || op.text === "") && !op.keys?.length) {
     throw new ToolError(
       // `where` is a path prefix ("operations[1]."); a sentence follows it here.
@@ -153,7 +198,7 @@ export function checkTyping(op: Typing, where = ""): void {
     );
   }
   if (op.text) checkTypedText(op.text, where);
-  if (op.keys) checkKeys(op.keys, where);
+  if (op.keys) checkKeys(op.keys, where, version);
 }
 
 /** The tmux commands that type `op` into `paneId`, text first, then keys, then Enter. */

@@ -14,7 +14,7 @@ import {
   startServer,
   TmuxFixture,
 } from "./harness.ts";
-import { describeTyping, isKeyName, sendableKey } from "../mcp/keys.ts";
+import { describeTyping, isKeyName, sendableKey, unsendable } from "../mcp/keys.ts";
 import { chunkText } from "../tmux/chunks.ts";
 
 const BASH = "bash --norc --noprofile";
@@ -762,4 +762,46 @@ serverTest(
     assertStringIncludes(await s.fails("send_keys", { paneId: "%999", text: "x" }), note);
   },
   { args: ["--toolsets", "execute"], transports: ["process"] },
+);
+
+Deno.test("keys tmux 3.3 and older cannot send are known by version", () => {
+  const refused = ["S-Enter", "s-space", "C-S-Escape", "S-BSpace", "C-Enter", "C-Tab", "c-s-tab"];
+  const refusedToo = ["C-BSpace", "C-Escape", "M-BSpace", "C-M-BSpace"];
+  for (const key of [...refused, ...refusedToo]) {
+    assert(unsendable(key, "tmux 3.3a"), `${key} on 3.3a`);
+    assert(unsendable(key, "tmux 3.2"), `${key} on 3.2`);
+    // Measured on 3.3a only: newer versions reworked key encoding.
+    assert(!unsendable(key, "tmux 3.5a"), `${key} on 3.5a`);
+    assert(!unsendable(key, undefined), `${key} with no version`);
+  }
+  for (const key of ["Enter", "S-Tab", "S-a", "S-Up", "S-F5", "C-c", "M-Enter", "C-Space", "^M"]) {
+    assert(!unsendable(key, "tmux 3.3a"), `${key} is sendable`);
+  }
+});
+
+serverTest(
+  "send_keys refuses a chord tmux 3.3a would type as its name, and sends nothing",
+  async (fx, s) => {
+    const pane = await fx.shellPane();
+    const text = await s.fails("send_keys", {
+      paneId: pane,
+      text: "echo typed",
+      keys: ["S-Enter"],
+    });
+    assertStringIncludes(text, "keys[0] is a chord tmux 3.");
+    assertStringIncludes(text, "cannot send");
+    assertStringIncludes(text, "without that modifier");
+    const batch = await s.call("send_keys_batch", {
+      operations: [{ paneId: pane, keys: ["Up"] }, { paneId: pane, keys: ["C-Enter"] }],
+    });
+    assert(batch.isError, JSON.stringify(batch.content));
+    assertStringIncludes(
+      (batch.content[0] as { text: string }).text,
+      "operations[1].keys[0] is a chord",
+    );
+    // Nothing of either call reached the pane: the prompt line is still empty.
+    const screen = await fx.tmux("capture-pane", "-p", "-t", pane);
+    assert(!screen.includes("echo typed") && !screen.includes("S-Enter"), screen);
+  },
+  { transports: ["control"] },
 );

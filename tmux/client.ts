@@ -67,11 +67,15 @@ export function createTransport(
 export class Tmux {
   #socketPath: string | undefined;
 
-  /** Wraps `transport`, which talks to `socket` through `binary`. */
+  /**
+   * Wraps `transport`, which talks to `socket` through `binary`, whose
+   * `tmux -V` answer (such as "3.3a") is `version` when known.
+   */
   constructor(
     readonly binary: string,
     readonly socket: SocketChoice,
     readonly transport: Transport,
+    readonly version?: string,
   ) {}
 
   /** A short label of the driven socket for messages. */

@@ -37,7 +37,7 @@ export const sendKeys = defineTool({
     alsoSentTo,
   }),
   async handler(args, ctx) {
-    checkTyping(args);
+    checkTyping(args, "", ctx.tmux.version);
     const copies = await sendInput(ctx, args.paneId, { input: typingCommands(args.paneId, args) });
     return { paneId: args.paneId, sent: describeTyping(args), alsoSentTo: copies };
   },

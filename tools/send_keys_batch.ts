@@ -58,7 +58,7 @@ export const sendKeysBatch = defineTool({
     ),
   }),
   async handler(args, ctx) {
-    args.operations.forEach((op, i) => checkTyping(op, `operations[${i}].`));
+    args.operations.forEach((op, i) => checkTyping(op, `operations[${i}].`, ctx.tmux.version));
     const ceilingMs = ctx.settings.waitMaxSeconds * 1000;
     const pauses = args.operations.reduce((sum, op) => sum + (op.delayMs ?? 0), 0);
     if (pauses > ceilingMs) {
