@@ -8,6 +8,7 @@
 import { assert, assertEquals } from "./assert.ts";
 import { Tmux } from "../tmux/client.ts";
 import {
+  beginLoudCommands,
   handshaking,
   markAttached,
   readChunks,
@@ -595,4 +596,30 @@ Deno.test("a control client is spawned only after the commands that could notify
     second.release();
     await quiet;
   });
+});
+
+/*
+ * The order of loud round trips is the crash protection (tmux/control_client.ts):
+ * a waiter goes out of turn only when nothing has moved for 3 s, not 3 s
+ * after it joined a queue that keeps moving. Timers here make the queue, they
+ * bound nothing: 1 s, then a look at 4.5 s, between the 3 s a waiter would
+ * have gone at and the 6 s its renewed wait ends.
+ */
+Deno.test("loud round trips: a queue that keeps moving keeps its order past 3 s", async () => {
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const first = await beginLoudCommands();
+  const second = beginLoudCommands();
+  let thirdIn = false;
+  const third = beginLoudCommands().then((end) => {
+    thirdIn = true;
+    return end;
+  });
+  await pause(1_000);
+  first();
+  const endSecond = await second;
+  await pause(3_500);
+  assert(!thirdIn, "the third went while the second was still in flight");
+  endSecond();
+  (await third)();
+  assert(thirdIn);
 });

@@ -35,6 +35,8 @@ let loudInFlight = 0;
 const wakers = new Set<() => void>();
 /** Loud round trips waiting for their turn, in arrival order; `claim` counts one in flight. */
 const loudWaiters: { claim: () => void }[] = [];
+/** Changes so far (a loud round trip ended, an attach settled): a queue that moves is no wedge. */
+let progress = 0;
 
 /** Longest wait for the other side (attaches, or commands in flight) before going anyway. */
 const HANDSHAKE_WAIT_MS = 3_000;
@@ -62,6 +64,7 @@ const QUIET_COMMANDS = new Set([
 ]);
 
 function changed(): void {
+  progress++;
   for (const wake of wakers) wake();
   // Claimed here, synchronously: a waiter woken to re-check could be overtaken.
   while (loudWaiters.length > 0 && loudInFlight === 0 && attaching.size === 0) {
@@ -102,8 +105,9 @@ export function quietCommands(commands: readonly string[][]): boolean {
 /**
  * Call before `commands` that are not quiet reach tmux: waits while one of
  * our control clients attaches or another loud round trip is in flight
- * (first come, first served; after {@link HANDSHAKE_WAIT_MS} it goes
- * anyway, so a wedged one cannot stop every command), then counts them in
+ * (first come, first served; after {@link HANDSHAKE_WAIT_MS} in which none
+ * ended and no attach settled it goes anyway, so a wedged one cannot stop
+ * every command, while a long queue keeps its order), then counts them in
  * flight until the returned function is called.
  */
 export async function beginLoudCommands(): Promise<() => void> {
@@ -113,6 +117,7 @@ export async function beginLoudCommands(): Promise<() => void> {
     loudInFlight++;
   } else {
     await new Promise<void>((resolve) => {
+      let seen = progress;
       const waiter = {
         claim: () => {
           clearTimeout(timer);
@@ -120,10 +125,17 @@ export async function beginLoudCommands(): Promise<() => void> {
           resolve();
         },
       };
-      const timer = setTimeout(() => {
+      const expire = () => {
+        // Something ended meanwhile: a long queue, not a wedge; keep the turn.
+        if (progress !== seen) {
+          seen = progress;
+          timer = setTimeout(expire, HANDSHAKE_WAIT_MS);
+          return;
+        }
         loudWaiters.splice(loudWaiters.indexOf(waiter), 1);
         waiter.claim();
-      }, HANDSHAKE_WAIT_MS);
+      };
+      let timer = setTimeout(expire, HANDSHAKE_WAIT_MS);
       loudWaiters.push(waiter);
     });
   }
