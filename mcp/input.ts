@@ -11,7 +11,7 @@
 import { commandBytes, ROUND_TRIP_BYTES, runBounded } from "../tmux/chunks.ts";
 import { anyPaneWhere, runIf } from "../tmux/guard.ts";
 import { paneTarget } from "../tmux/targets.ts";
-import { getPaneWith, noSuch, type PaneView } from "../tmux/views.ts";
+import { getPaneWith, noSuch, paneLineCommand, type PaneView } from "../tmux/views.ts";
 import { ownPaneRefusal } from "./caller_guard.ts";
 import { longestFitting } from "./budget.ts";
 import { ToolError } from "./errors.ts";
@@ -69,19 +69,11 @@ function mirrors(paneId: string, alone: boolean): string {
 
 /**
  * The command that prints, space-separated, the other panes tmux copies keys
- * sent to `paneId` into (synchronize-panes); an empty line when none. Not
- * display-message, for the reason {@link readState} gives.
+ * sent to `paneId` into (synchronize-panes); an empty line when none.
  */
 function listCopies(paneId: string): string[] {
   const each = `#{P:#{?${copiedInto(paneId)},#{pane_id} ,}}`;
-  return [
-    "list-panes",
-    "-a",
-    "-f",
-    `#{==:#{pane_id},${paneId}}`,
-    "-F",
-    `#{?#{synchronize-panes},${each},}`,
-  ];
+  return paneLineCommand(paneId, `#{?#{synchronize-panes},${each},}`);
 }
 
 /** The pane ids in {@link listCopies}'s output line. */
@@ -111,21 +103,9 @@ function stateFormat(caller: string | null, mirrored: string): string {
   },1,0} #{?${mirrored},1,0}`;
 }
 
-/**
- * The command that prints the pane's {@link stateFormat}, nothing when the
- * pane does not exist. Not `display-message`: tmux 3.3a runs its template,
- * at every level of nesting, through strftime(3), where the caller's pane id
- * inside the format (`%12`) reads as a field width.
- */
+/** The command that prints the pane's {@link stateFormat}, nothing when the pane does not exist. */
 function readState(paneId: string, caller: string | null, mirrored: string): string[] {
-  return [
-    "list-panes",
-    "-a",
-    "-f",
-    `#{==:#{pane_id},${paneId}}`,
-    "-F",
-    stateFormat(caller, mirrored),
-  ];
+  return paneLineCommand(paneId, stateFormat(caller, mirrored));
 }
 
 function parseState(fields: string[]): InputState {

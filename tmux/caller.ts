@@ -8,6 +8,7 @@
 import type { Tmux } from "./client.ts";
 import { TmuxError } from "./errors.ts";
 import { PANE_ID } from "./targets.ts";
+import { paneLineCommand } from "./views.ts";
 
 /** What the environment says about the caller, before checking tmux. */
 export interface CallerEnvironment {
@@ -38,8 +39,7 @@ export function parseTmuxVariable(value: string): { socketPath: string; pid: num
 async function onServer(tmux: Tmux, named: { socketPath: string; pid: number }, pane: string) {
   const [out, found] = await tmux.run([
     ["display-message", "-p", "#{pid},#{socket_path}"],
-    // Not display-message: it runs its template through strftime(3), where %N is a field width.
-    ["list-panes", "-a", "-f", `#{==:#{pane_id},${pane}}`, "-F", "#{pane_id}"],
+    paneLineCommand(pane, "#{pane_id}"),
   ]);
   const comma = out.indexOf(",");
   const pid = Number(out.slice(0, comma));

@@ -152,6 +152,16 @@ export function listPanesCommand(scope: PaneScope): string[] {
   }
 }
 
+/**
+ * The command that prints `format` for `paneId` alone, and nothing (no error)
+ * when the pane does not exist. Not `display-message`: tmux 3.3a runs its
+ * template, at every level of nesting, through strftime(3), where a pane id
+ * inside the format (`%12`) reads as a field width.
+ */
+export function paneLineCommand(paneId: string, format: string): string[] {
+  return ["list-panes", "-a", "-f", `#{==:#{pane_id},${paneId}}`, "-F", format];
+}
+
 /** The `list-windows` command for every session, or one. */
 export function listWindowsCommand(session?: string): string[] {
   return session === undefined

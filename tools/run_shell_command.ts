@@ -27,6 +27,7 @@ import { chunkText } from "../tmux/chunks.ts";
 import { TmuxError } from "../tmux/errors.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { HISTORY_READ_TIMEOUT_MS } from "../tmux/transport.ts";
+import { paneLineCommand } from "../tmux/views.ts";
 import { waitForChannel } from "../tmux/wait_for.ts";
 
 const OUTCOMES = ["completed", "timed_out", "pane_exited", "cancelled"] as const;
@@ -372,14 +373,7 @@ async function waitForRun(
 }
 
 async function paneAlive(ctx: ToolContext, paneId: string): Promise<boolean> {
-  const out = await ctx.tmux.one([
-    "list-panes",
-    "-a",
-    "-f",
-    `#{==:#{pane_id},${paneId}}`,
-    "-F",
-    "#{pane_dead}",
-  ]);
+  const out = await ctx.tmux.one(paneLineCommand(paneId, "#{pane_dead}"));
   return out === "0";
 }
 
