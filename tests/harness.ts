@@ -66,6 +66,8 @@ export interface RawServer {
   send(message: Record<string, unknown>): Promise<void>;
   /** The answer to request `id` (null: the next answer sent with id null), once it arrives. */
   answer(id: number | string | null): Promise<Record<string, unknown>>;
+  /** The MCP handshake as a client makes it: `initialize` (id 1), its answer, `initialized`. */
+  initialize(): Promise<void>;
   /** Closes stdin (the client going away) and stops reading stdout. */
   hangUp(): Promise<void>;
 }
@@ -110,6 +112,19 @@ export function rawServer(
         }
       }
       return id === null ? unaddressed.shift()! : answers.get(id)!;
+    },
+    async initialize() {
+      await this.send({
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "t", version: "0" },
+        },
+      });
+      await this.answer(1);
+      await this.send({ method: "notifications/initialized" });
     },
     async hangUp() {
       await writer.close();

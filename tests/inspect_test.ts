@@ -531,17 +531,7 @@ Deno.test("read batch: a non-ASCII request id counts in UTF-8 bytes toward the 1
   try {
     const pane = await fx.shellPane();
     await fx.runInPane(pane, "seq -f 'history line %g xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' 1 2000");
-    await server.send({
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "t", version: "0" },
-      },
-    });
-    await server.answer(1);
-    await server.send({ method: "notifications/initialized" });
+    await server.initialize();
     // JSON-RPC allows string ids. This one is 600,000 UTF-8 bytes but 300,000
     // UTF-16 units: counted in units, the line overshoots by far more than one
     // row takes (about 50,000 bytes), so nulling rows cannot hide the miscount.

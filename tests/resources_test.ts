@@ -790,17 +790,7 @@ Deno.test("resources: stdin EOF exits 0 promptly with a live subscription and le
   try {
     const pane = await firstPane(fx);
     const server = rawServer(["-S", fx.socketPath], { stderr: "null" });
-    await server.send({
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "t", version: "0" },
-      },
-    });
-    await server.answer(1);
-    await server.send({ method: "notifications/initialized" });
+    await server.initialize();
     await server.send({ id: 2, method: "resources/subscribe", params: { uri: contentUri(pane) } });
     assertEquals((await server.answer(2)).result, {});
     const started = performance.now();
