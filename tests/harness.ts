@@ -441,6 +441,27 @@ export async function startServer(
   };
 }
 
+/**
+ * Starts a second server on `socketPath` at the budget an over-budget
+ * refusal names (`error`'s "needs at least N"), runs `body` with it and N,
+ * and closes it: the named budget must return the whole result. Fails when
+ * the refusal names no budget.
+ */
+export async function atNamedBudget(
+  socketPath: string,
+  error: string,
+  body: (wider: Session, budget: number) => Promise<void>,
+): Promise<void> {
+  const needed = /needs at least (\d+)/.exec(error)?.[1];
+  if (needed === undefined) throw new Error(`the needed budget is named: ${error}`);
+  const wider = await startServer(socketPath, { args: ["--max-bytes", needed] });
+  try {
+    await body(wider, Number(needed));
+  } finally {
+    await wider.close();
+  }
+}
+
 /** Sessions (by name) that the server's pane-watching clients are attached to, one entry per client. */
 export async function watchedSessions(fx: TmuxFixture, session: Session): Promise<string[]> {
   const watchers = new Set(

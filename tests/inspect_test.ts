@@ -5,6 +5,7 @@
 
 import { assert, assertEquals, assertStringIncludes, assertWithinBytes } from "./assert.ts";
 import {
+  atNamedBudget,
   eventually,
   rawServer,
   serverTest,
@@ -376,16 +377,11 @@ serverTest(
     }
     assertEquals(succeeded, 41);
     // The budget the error names is enough for the whole list.
-    const needed = /needs at least (\d+)/.exec(error)?.[1];
-    assert(needed !== undefined, `the needed budget is named: ${error}`);
-    assert(Number(needed) > 4000, `${needed} is over the budget`);
-    const wider = await startServer(fx.socketPath, { args: ["--max-bytes", needed] });
-    try {
+    await atNamedBudget(fx.socketPath, error, async (wider, needed) => {
+      assert(needed > 4000, `${needed} is over the budget`);
       const whole = await wider.ok<{ sessions: unknown[] }>("list_sessions", {});
       assertEquals(whole.sessions.length, 41);
-    } finally {
-      await wider.close();
-    }
+    });
   },
   { args: ["--max-bytes", "4000"] },
 );

@@ -12,6 +12,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { assert, assertEquals, assertStringIncludes, rejection, wireBytes } from "./assert.ts";
 import {
+  atNamedBudget,
   childProcesses,
   countingTmux,
   eventually,
@@ -278,15 +279,10 @@ Deno.test("resources: a sessions view over --max-bytes is refused with what to d
     assertStringIncludes(error, "get_session_info");
     assertStringIncludes(error, "--max-bytes");
     // The budget it names is enough for the whole view.
-    const needed = /needs at least (\d+)/.exec(error)?.[1];
-    assert(needed !== undefined, `the needed budget is named: ${error}`);
-    const wider = await startServer(fx.socketPath, { args: ["--max-bytes", needed] });
-    try {
+    await atNamedBudget(fx.socketPath, error, async (wider) => {
       const sessions = JSON.parse(await readText(wider, "tmux://sessions"));
       assertEquals(sessions.length, 41);
-    } finally {
-      await wider.close();
-    }
+    });
   });
 });
 
@@ -301,14 +297,9 @@ Deno.test("resources: a pane view over --max-bytes is refused with what to do", 
     const uri = `tmux://panes/${encodeURIComponent(pane)}`;
     const error = await rejection(() => s.client.readResource({ uri }));
     assertStringIncludes(error, "byte budget");
-    const needed = /needs at least (\d+)/.exec(error)?.[1];
-    assert(needed !== undefined, `the needed budget is named: ${error}`);
-    const wider = await startServer(fx.socketPath, { args: ["--max-bytes", needed] });
-    try {
+    await atNamedBudget(fx.socketPath, error, async (wider) => {
       assertEquals(JSON.parse(await readText(wider, uri)).currentPath, deep);
-    } finally {
-      await wider.close();
-    }
+    });
   });
 });
 
@@ -317,16 +308,11 @@ Deno.test("resources: a capabilities document over --max-bytes is refused with w
     const error = await rejection(() => s.client.readResource({ uri: "tmux://capabilities" }));
     assertStringIncludes(error, "byte budget");
     assertStringIncludes(error, "tools/list");
-    const needed = /needs at least (\d+)/.exec(error)?.[1];
-    assert(needed !== undefined, `the needed budget is named: ${error}`);
-    const wider = await startServer(fx.socketPath, { args: ["--max-bytes", needed] });
-    try {
+    await atNamedBudget(fx.socketPath, error, async (wider, needed) => {
       const read = await wider.client.readResource({ uri: "tmux://capabilities" });
-      assert(wireBytes(read) <= Number(needed), "the read fits the budget the error named");
+      assert(wireBytes(read) <= needed, "the read fits the budget the error named");
       assert(JSON.parse(await readText(wider, "tmux://capabilities")).tools.length > 0);
-    } finally {
-      await wider.close();
-    }
+    });
   });
 });
 
