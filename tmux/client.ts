@@ -69,7 +69,7 @@ export class Tmux {
 
   /**
    * Wraps `transport`, which talks to `socket` through `binary`, whose
-   * `tmux -V` answer (such as "3.3a") is `version` when known.
+   * `tmux -V` line (such as "tmux 3.3a") is `version` when known.
    */
   constructor(
     readonly binary: string,
