@@ -177,12 +177,12 @@ export function handshaking(): boolean {
 }
 
 /**
- * Resolves once no control client of this process (other than `except`) is
+ * Resolves once no control client of this process other than `except` is
  * attaching, or after {@link HANDSHAKE_WAIT_MS}, so a wedged attach cannot
- * stop every command.
+ * keep a client from leaving.
  */
-export function handshakesSettled(except?: Deno.ChildProcess): Promise<void> {
-  return until(() => attaching.size === (except && attaching.has(except) ? 1 : 0));
+function handshakesSettled(except: Deno.ChildProcess): Promise<void> {
+  return until(() => attaching.size === (attaching.has(except) ? 1 : 0));
 }
 
 /** How a control client attaches. */
