@@ -90,19 +90,14 @@ async function main(argv: string[]): Promise<void> {
         `exclude fewer, or exclude ${READ_BATCH} too.`,
     );
   }
+  const selected = tools.map((tool) => tool.name);
   const facts: RuntimeFacts = { tmuxBinary: null, tmuxVersion: null, startedServer: null };
   if (action === "print-capabilities") {
     console.log(JSON.stringify(capabilitiesDocument(settings, tools, facts), null, 2));
     return;
   }
   if (action === "doctor") {
-    const ready = await runDoctor(
-      settings,
-      argv,
-      tools.map((tool) => tool.name),
-      console.log,
-      notes,
-    );
+    const ready = await runDoctor(settings, argv, selected, console.log, notes);
     Deno.exit(ready ? 0 : 1);
   }
   for (const note of notes) console.error(`tmux-mcp: ${note}`);
@@ -129,7 +124,6 @@ async function main(argv: string[]): Promise<void> {
     throw error;
   }
 
-  const selected = tools.map((tool) => tool.name);
   const topologyHint = (line: string) => {
     if (isTopologyNotification(line)) mcp.topologyChanged();
     else if (live.hearsViewChange(line)) mcp.viewsChanged();
