@@ -46,17 +46,14 @@ function isNotPermitted(error: unknown): boolean {
  * tells the user to correct; without it the hint says how to name one.
  */
 export function missingTmux(binary: string, notPermitted: boolean, setting?: string): TmuxError {
+  const named = setting ?? "--tmux";
   // A variable is unset, a flag dropped: say the one the user can act on.
-  const drop = setting === undefined || setting.startsWith("-")
-    ? `drop ${setting ?? "--tmux"}`
-    : `unset ${setting}`;
+  const drop = named.startsWith("-") ? `drop ${named}` : `unset ${named}`;
   if (notPermitted) {
     return new TmuxError(
       "missing",
       `${binary} is not allowed by this server's --allow-run permission`,
-      `A ${
-        setting ?? "--tmux"
-      } path must also be allowed by --allow-run: add it to the run list of the server permission set in deno.json, then restart (deno task start) or rebuild (deno task compile); or install tmux in /usr/bin, /usr/local/bin or /opt/homebrew/bin and ${drop}.`,
+      `A ${named} path must also be allowed by --allow-run: add it to the run list of the server permission set in deno.json, then restart (deno task start) or rebuild (deno task compile); or install tmux in /usr/bin, /usr/local/bin or /opt/homebrew/bin and ${drop}.`,
     );
   }
   return new TmuxError(
