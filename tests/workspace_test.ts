@@ -61,7 +61,6 @@ type Sess = {
 };
 type Action = { changed: boolean; paneId?: string; windowId?: string; sessionId?: string };
 
-/** One tmux format value of `target`, read by the test (the target is known to exist). */
 /** tmux's layout checksum (layout_checksum in layout-custom.c), as four hex digits. */
 function layoutChecksum(body: string): string {
   let sum = 0;
@@ -71,6 +70,7 @@ function layoutChecksum(body: string): string {
   return sum.toString(16).padStart(4, "0");
 }
 
+/** One tmux format value of `target`, read by the test (the target is known to exist). */
 function show(fx: TmuxFixture, target: string, format: string): Promise<string> {
   return fx.tmux("display-message", "-p", "-t", target, format);
 }
