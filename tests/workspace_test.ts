@@ -16,6 +16,7 @@ import {
   TmuxFixture,
   TRANSPORTS,
 } from "./harness.ts";
+import { layoutChecksum } from "../tools/select_layout.ts";
 
 /** A server test with every toolset on, in the control transport unless told otherwise. */
 function workspaceTest(
@@ -60,15 +61,6 @@ type Sess = {
   activePaneId: string;
 };
 type Action = { changed: boolean; paneId?: string; windowId?: string; sessionId?: string };
-
-/** tmux's layout checksum (layout_checksum in layout-custom.c), as four hex digits. */
-function layoutChecksum(body: string): string {
-  let sum = 0;
-  for (const byte of new TextEncoder().encode(body)) {
-    sum = ((sum >> 1) + ((sum & 1) << 15) + byte) & 0xffff;
-  }
-  return sum.toString(16).padStart(4, "0");
-}
 
 /** One tmux format value of `target`, read by the test (the target is known to exist). */
 function show(fx: TmuxFixture, target: string, format: string): Promise<string> {
@@ -484,7 +476,7 @@ workspaceTest("resize_window and select_layout read the window back", async (fx,
   const flat = saved.slice(5).replaceAll(/\d+x\d+/g, "0x0");
   const zero = await s.fails("select_layout", {
     windowId: w,
-    layout: `${layoutChecksum(flat)},${flat}`,
+    layout: `${layoutChecksum(flat).toString(16).padStart(4, "0")},${flat}`,
   });
   assertStringIncludes(zero, "no width or height");
   assertEquals(await show(fx, w, "#{window_width}x#{window_height}"), "80x24");

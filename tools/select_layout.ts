@@ -15,7 +15,7 @@ const BUILT_IN = ["even-horizontal", "even-vertical", "main-horizontal", "main-v
 const LAYOUT_STRING = /^([0-9a-fA-F]{4}),([0-9x,{}[\]]+)$/;
 
 /** tmux's layout checksum (layout_checksum in layout-custom.c). */
-function checksum(body: string): number {
+export function layoutChecksum(body: string): number {
   let sum = 0;
   for (const byte of new TextEncoder().encode(body)) {
     sum = ((sum >> 1) + ((sum & 1) << 15) + byte) & 0xffff;
@@ -53,7 +53,7 @@ function checkLayout(layout: string): number | null {
       }, or a layout string as list_windows reports it in 'layout'.`,
     );
   }
-  if (parseInt(match[1], 16) !== checksum(match[2])) {
+  if (parseInt(match[1], 16) !== layoutChecksum(match[2])) {
     throw new ToolError(
       "the layout string's checksum (its first four characters) does not match the rest",
       "Use a layout string exactly as list_windows reported it; an edited one needs its checksum recomputed.",
