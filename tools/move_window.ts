@@ -78,7 +78,8 @@ export const moveWindow = defineTool({
       : source.sessionId;
     const rows = parseRows(ROW, rowsOut).filter((row) => row.sessionId === destination);
     const unchanged = { changed: false, windowId: args.windowId, sessionId: destination };
-    if (index === null && rows.some((row) => row.windowId === args.windowId)) return unchanged;
+    const inDestination = rows.some((row) => row.windowId === args.windowId);
+    if (index === null && inDestination) return unchanged;
     const occupant = index === null ? undefined : rows.find((row) => row.index === index);
     if (occupant?.windowId === args.windowId) return unchanged;
     // A window linked into several sessions has one link in each, and a bare
@@ -86,9 +87,7 @@ export const moveWindow = defineTool({
     // loses the window while the destination holds it twice): name the link,
     // the destination's own when it holds the window, else the link in the
     // first session tmux lists it in.
-    const from = rows.some((row) => row.windowId === args.windowId)
-      ? destination
-      : source.sessionId;
+    const from = inDestination ? destination : source.sessionId;
     const command = ["move-window", "-d", "-s", linkTarget(from, args.windowId)];
     if (occupant && !args.replaceExisting) throw occupied(occupant.windowId);
     if (occupant) command.push("-k");
