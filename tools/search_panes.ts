@@ -120,8 +120,9 @@ export const searchPanes = defineTool({
         captures = await captureGroup(ctx.tmux, group, args.includeHistory);
       } catch (error) {
         // A history so long that tmux cannot even read it within the search's
-        // time budget (about 5 s per million lines): skipped, as the budget
-        // skips any pane, rather than failing the panes already searched.
+        // time budget (about 5 s per million lines; the round trip is bound
+        // by it, not by the 60 s a single history read may take): skipped, as
+        // the budget skips any pane, rather than failing the panes already searched.
         if (!(args.includeHistory && error instanceof TmuxError && error.kind === "timeout")) {
           throw error;
         }
@@ -215,11 +216,16 @@ async function captureGroup(
   // The history's length matters only when the captures hold the history.
   const perPane = includeHistory ? 3 : 2;
   try {
-    const outputs = await tmux.run(group.flatMap((pane) => [
-      ["capture-pane", "-p", "-N", "-t", pane.paneId, ...range],
-      ["capture-pane", "-p", "-J", "-t", pane.paneId, ...range],
-      ...(includeHistory ? [["display-message", "-p", "-t", pane.paneId, "#{history_size}"]] : []),
-    ]));
+    const outputs = await tmux.run(
+      group.flatMap((pane) => [
+        ["capture-pane", "-p", "-N", "-t", pane.paneId, ...range],
+        ["capture-pane", "-p", "-J", "-t", pane.paneId, ...range],
+        ...(includeHistory
+          ? [["display-message", "-p", "-t", pane.paneId, "#{history_size}"]]
+          : []),
+      ]),
+      { timeoutMs: TIME_BUDGET_MS },
+    );
     return group.map((_, i) => ({
       physical: outputs[perPane * i],
       joined: outputs[perPane * i + 1],
