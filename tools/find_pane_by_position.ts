@@ -38,9 +38,9 @@ export const findPaneByPosition = defineTool({
   }),
   output: z.object({ pane: paneView }),
   async handler(args, ctx) {
-    const hasCorner = args.corner !== null && args.corner !== undefined;
-    const hasPosition = args.position !== null && args.position !== undefined;
-    if (hasCorner === hasPosition) {
+    const corner = args.corner ?? null;
+    const position = args.position ?? null;
+    if ((corner === null) === (position === null)) {
       throw new ToolError(
         "give exactly one of corner and position",
         "Pass corner (such as top-left) or position (a pane index).",
@@ -53,7 +53,7 @@ export const findPaneByPosition = defineTool({
     const edges = parseRows(EDGES, edgesOut);
     // The window exists (list-panes found it): a position past its last pane
     // is the caller's mistake, not a pane tmux lost.
-    if (hasPosition && (args.position as number) >= edges.length) {
+    if (position !== null && position >= edges.length) {
       throw new ToolError(
         `the window has ${counted(edges.length, "pane")}, so none is at that position`,
         `Give a position from 0 to ${edges.length - 1} (0 is the window's first pane), ` +
@@ -62,10 +62,10 @@ export const findPaneByPosition = defineTool({
     }
     // tmux numbers panes from pane-base-index (often 1 in user configs);
     // position counts from 0 in tmux's order whatever that option says.
-    const match = hasPosition
-      ? edges.sort((a, b) => a.index - b.index)[args.position as number]
+    const match = position !== null
+      ? edges.sort((a, b) => a.index - b.index)[position]
       : edges.find((e) => {
-        const [vertical, horizontal] = (args.corner as string).split("-");
+        const [vertical, horizontal] = corner!.split("-");
         return (vertical === "top" ? e.top : e.bottom) &&
           (horizontal === "left" ? e.left : e.right);
       });
