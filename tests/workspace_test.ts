@@ -956,3 +956,23 @@ workspaceTest(
     assert(!env.includes(`PATH=${path}`), "tmux 3.3a replaced PATH with the client's own");
   },
 );
+
+workspaceTest(
+  "create_session and create_window return names as tmux stored them, escapes included (README)",
+  async (fx, s) => {
+    const odd = "back\\slash\ttab $HOME";
+    const created = await s.ok<{ session: Sess; window: Win }>("create_session", {
+      name: odd,
+      windowName: odd,
+    });
+    const window = await s.ok<{ window: Win }>("create_window", { session: "main", name: odd });
+    // tmux 3.3a escapes a new session's name, but stores a new window's name
+    // (new-session -n, new-window -n) as given; only rename-window escapes.
+    const sessionName = await show(fx, created.session.sessionId, "#{session_name}");
+    assertEquals(sessionName, "back\\\\slash\\ttab \\$HOME");
+    assertEquals(created.session.name, sessionName);
+    assertEquals(created.window.name, await show(fx, created.window.windowId, "#{window_name}"));
+    assertEquals(window.window.name, await show(fx, window.window.windowId, "#{window_name}"));
+    assertEquals([created.window.name, window.window.name], [odd, odd]);
+  },
+);
