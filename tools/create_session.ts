@@ -39,8 +39,8 @@ export const createSession = defineTool({
   description:
     "Starts a new detached session whose one window runs the default shell, and returns the session, " +
     "window and pane read back from tmux. Names are taken literally (#{...} and #(...) stay text); tmux " +
-    "stores ':' and '.' in a session name as '_', and in session and window names escapes a " +
-    "backslash, a control character or a $ before a letter, _ or { (\\\\, \\t, \\001, \\$HOME). Omit " +
+    "stores ':' and '.' in a session name as '_', and escapes in it a backslash, a control character " +
+    "or a $ before a letter, _ or { (\\\\, \\t, \\001, \\$HOME); the window name is stored as given. Omit " +
     "name for tmux's next number. environment sets variables for the new shell only. Starts this " +
     "server's own tmux server when it is not running.",
   capability: changesTmux("execute", ["change"], { processReach: "configured-process" }),

@@ -57,9 +57,8 @@ export const createWindow = defineTool({
     "Opens a new window running the default shell at the first free index of a session, without " +
     "changing the session's current window, and returns the window and its pane read back from tmux. " +
     "Omit session for the session this server runs in, or else the first session. The name is taken " +
-    "literally (#{...} and #(...) stay text; tmux escapes a backslash, a control character or a $ " +
-    "before a letter, _ or { (\\\\, \\t, \\001, \\$HOME), as the result shows). environment sets " +
-    "variables for the new shell only.",
+    "literally (#{...} and #(...) stay text) and stored as given. environment sets variables for " +
+    "the new shell only.",
   capability: changesTmux("execute", ["change"], { processReach: "configured-process" }),
   input: z.strictObject({
     session: optionalSession(
