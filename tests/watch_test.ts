@@ -105,7 +105,6 @@ async function type(fixture: TmuxFixture, pane: string, command: string): Promis
   await fixture.tmux("send-keys", "-t", pane, "Enter");
 }
 
-/** The pane's `history_size`, as tmux counts it now. */
 /**
  * Clears the pane, takes a cursor, runs `seq 1 3`: reading on from the
  * cursor must return the three lines with nothing missed. Resolves with that read.
@@ -127,6 +126,7 @@ async function seqAfterClear(
   return typed;
 }
 
+/** The pane's `history_size`, as tmux counts it now. */
 async function historySize(fixture: TmuxFixture, pane: string): Promise<number> {
   return Number(await fixture.tmux("display-message", "-p", "-t", pane, "#{history_size}"));
 }
