@@ -189,7 +189,7 @@ Deno.test("resources: a listing over --max-bytes comes in pages that each fit it
     let pages = 0;
     do {
       const page = await s.client.listResources(cursor === undefined ? {} : { cursor });
-      const bytes = new TextEncoder().encode(JSON.stringify(page)).length;
+      const bytes = wireBytes(page);
       assert(bytes <= 4000, `page ${pages} is ${bytes} bytes`);
       uris.push(...page.resources.map((r: { uri: string }) => r.uri));
       cursor = page.nextCursor;
@@ -261,7 +261,7 @@ Deno.test("resources: the content resource fits --max-bytes with its JSON escapi
     // About 2,900 quotes: within 4,000 bytes as text, twice that escaped in JSON.
     await fx.runInPane(pane, `clear; for i in $(seq 29); do printf '%.0s"' $(seq 99); echo; done`);
     const read = await s.client.readResource({ uri: contentUri(pane) });
-    const bytes = new TextEncoder().encode(JSON.stringify(read)).length;
+    const bytes = wireBytes(read);
     assert(bytes <= 4000, `the read is ${bytes} bytes`);
     const text = (read.contents[0] as { text: string }).text;
     assertStringIncludes(text.split("\n")[0], "older lines");
