@@ -270,13 +270,11 @@ function resolveSettings(
       typeof NUMBERS[keyof typeof NUMBERS],
     ][]
   ) {
-    const { value: raw, from } = pick(flag, spec.env);
+    const { value: raw, setting: source } = pick(flag, spec.env);
     if (raw === undefined) {
       numbers[flag] = spec.fallback;
       continue;
     }
-    // Name where the value came from: that is where the user must change it.
-    const source = from === "flag" ? `--${flag}` : spec.env;
     // CONTRACT §2: only a non-number stops start-up. A number out of range
     // (0.5 too) is clamped; one within it that is not whole (2.5) is rounded.
     if (!/^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(raw)) {
@@ -301,10 +299,13 @@ function resolveSettings(
     throw new SettingsError(`${transportPick.setting} must be control or process.`);
   }
 
-  const lists = [pick("tools", "LIBTMUX_TOOLS"), pick("exclude-tools", "LIBTMUX_EXCLUDE_TOOLS")];
-  const [tools, excludeTools] = lists.map((list) => parseList(list.value));
+  const toolsPick = pick("tools", "LIBTMUX_TOOLS");
+  const excludePick = pick("exclude-tools", "LIBTMUX_EXCLUDE_TOOLS");
+  const tools = parseList(toolsPick.value);
+  const excludeTools = parseList(excludePick.value);
   if (knownTools) {
-    lists.forEach((list, i) => checkToolNames([tools, excludeTools][i], list.setting, knownTools));
+    checkToolNames(tools, toolsPick.setting, knownTools);
+    checkToolNames(excludeTools, excludePick.setting, knownTools);
   }
 
   const tmuxPick = pick("tmux", "LIBTMUX_TMUX_BIN");
