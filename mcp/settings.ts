@@ -347,16 +347,24 @@ export function withOwnSocketPath(settings: Settings): Settings {
 function checkToolNames(names: string[], setting: string, known: readonly string[]): void {
   const unknown = names.filter((name) => !known.includes(name));
   if (unknown.length === 0) return;
-  const sets = unknown.filter((name) => (TOOLSETS as readonly string[]).includes(name));
-  const toolsetHint = sets.length === 0
-    ? ""
-    : `; ${sets.join(", ")} ${
-      sets.length === 1 ? "is a toolset" : "are toolsets"
-    }: list the toolsets you want with --toolsets (LIBTMUX_TOOLSETS)`;
+  const toolsetHint = otherKind(
+    unknown.filter((name) => (TOOLSETS as readonly string[]).includes(name)),
+    "toolset",
+    "list the toolsets you want with --toolsets (LIBTMUX_TOOLSETS)",
+  );
   throw new SettingsError(
     `${setting} names unknown tools (${unknown.join(", ")})${toolsetHint}; ` +
       `valid tools: ${known.join(", ")}.`,
   );
+}
+
+/**
+ * The clause of a refusal saying that `names`, given in the wrong list, are
+ * each a `kind` (a tool, a toolset), then `fix`; empty when there are none.
+ */
+function otherKind(names: string[], kind: string, fix: string): string {
+  if (names.length === 0) return "";
+  return `; ${names.join(", ")} ${names.length === 1 ? `is a ${kind}` : `are ${kind}s`}: ${fix}`;
 }
 
 /**
@@ -385,12 +393,11 @@ function parseToolsets(raw: string, setting: string, knownTools: readonly string
   const names = parseList(raw);
   const unknown = names.filter((name) => !(TOOLSETS as readonly string[]).includes(name));
   if (unknown.length > 0) {
-    const tools = unknown.filter((name) => knownTools.includes(name));
-    const toolHint = tools.length === 0
-      ? ""
-      : `; ${tools.join(", ")} ${
-        tools.length === 1 ? "is a tool" : "are tools"
-      }: add tools with --tools (LIBTMUX_TOOLS)`;
+    const toolHint = otherKind(
+      unknown.filter((name) => knownTools.includes(name)),
+      "tool",
+      "add tools with --tools (LIBTMUX_TOOLS)",
+    );
     throw new SettingsError(
       `${setting} names unknown toolsets (${unknown.join(", ")})${toolHint}; ` +
         `valid toolsets: ${TOOLSETS.join(", ")}.`,
