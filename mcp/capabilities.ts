@@ -22,11 +22,15 @@ export interface RuntimeFacts {
   startedServer: boolean | null;
 }
 
+/** The tmux flag that selects `socket` (`-L`, `-S`) and its value, quoted to paste as it is. */
+export function socketWords(socket: SocketChoice): [flag: string, value: string] {
+  return socket.kind === "name" ? ["-L", shellQuote(socket.name)] : ["-S", shellQuote(socket.path)];
+}
+
 /** The shell command a person runs to watch `socket`'s sessions, quoted to paste as it is. */
 export function attachCommand(socket: SocketChoice): string {
-  return socket.kind === "name"
-    ? `tmux -L ${shellQuote(socket.name)} attach`
-    : `tmux -S ${shellQuote(socket.path)} attach`;
+  const [flag, value] = socketWords(socket);
+  return `tmux ${flag} ${value} attach`;
 }
 
 /** The URI of the capabilities resource. */

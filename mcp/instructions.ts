@@ -8,9 +8,9 @@
  * @module
  */
 
+import { socketWords } from "./capabilities.ts";
 import { readsTerminalContent } from "./catalog.ts";
 import type { Settings } from "./settings.ts";
-import { shellQuote } from "./shell_frame.ts";
 import { TOOLSETS } from "./toolsets.ts";
 
 /** The most UTF-8 bytes the instructions may take. */
@@ -118,17 +118,15 @@ export function buildInstructions(
     }. ${selected.length} tools offered${byName}.`,
   );
   const base = lines.join("\n");
-  // Quoted, so a path with spaces pastes as one argument.
-  const attach = settings.socket.kind === "name"
-    ? ["tmux -L ", shellQuote(settings.socket.name)]
-    : ["tmux -S ", shellQuote(settings.socket.path)];
-  const prefix = `\nA person can watch with: ${attach[0]}`;
+  // The words of attachCommand, apart: only the socket may be shortened to fit.
+  const [flag, socket] = socketWords(settings.socket);
+  const prefix = `\nA person can watch with: tmux ${flag} `;
   const suffix = " attach";
   const room = Math.min(
     MAX_SOCKET_BYTES,
     INSTRUCTIONS_MAX_BYTES - bytes(base) - bytes(prefix) - bytes(suffix),
   );
   // A socket shortened below a recognisable length helps nobody: leave the line out.
-  if (room >= 24) return `${base}${prefix}${elideMiddle(attach[1], room)}${suffix}`;
+  if (room >= 24) return `${base}${prefix}${elideMiddle(socket, room)}${suffix}`;
   return base;
 }
