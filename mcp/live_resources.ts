@@ -46,12 +46,13 @@ import {
   parseWindows,
   type SessionView,
 } from "../tmux/views.ts";
-import { budgetLines, longestFitting, utf8Length } from "./budget.ts";
+import { budgetLines, longestFitting } from "./budget.ts";
 import { logError } from "./server.ts";
 import { captureLines } from "./panes.ts";
 import {
   INTERNAL_ERROR,
   INVALID_PARAMS,
+  readBytes,
   RESOURCE_NOT_FOUND,
   type ResourceContents,
   type ResourceContext,
@@ -171,10 +172,9 @@ function screenText(ctx: ResourceContext, uri: string, screen: string): string {
       : [];
     return [...cut, ...content.lines].join("\n");
   };
-  const wire = (text: string) =>
-    utf8Length(JSON.stringify({ contents: [{ uri, mimeType: "text/plain", text }] }));
   const max = ctx.settings.maxBytes;
-  const fits = (bytes: number) => wire(textWithin(bytes)) <= max;
+  const fits = (bytes: number) =>
+    readBytes([{ uri, mimeType: "text/plain", text: textWithin(bytes) }]) <= max;
   // The note alone (budget 0) always fits.
   return textWithin(fits(max) ? max : longestFitting(max, fits));
 }

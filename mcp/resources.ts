@@ -88,6 +88,11 @@ export class ResourceError extends Error {
   }
 }
 
+/** The UTF-8 bytes of a `resources/read` answer holding `contents`, as it goes on the wire. */
+export function readBytes(contents: ResourceContents[]): number {
+  return utf8Length(JSON.stringify({ contents }));
+}
+
 /**
  * `contents` when its read fits `maxBytes` as it goes on the wire (CONTRACT
  * §4), else the refusal: `what` is larger than the budget, the least budget
@@ -102,7 +107,7 @@ export function withinBudget(
   instead: string,
   needed: (size: number) => number = (size) => size,
 ): ResourceContents[] {
-  const size = utf8Length(JSON.stringify({ contents }));
+  const size = readBytes(contents);
   if (size <= maxBytes) return contents;
   throw new ResourceError(
     `${what} is larger than the byte budget (${maxBytes} bytes; it needs at least ${
