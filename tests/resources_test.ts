@@ -101,6 +101,13 @@ async function firstPane(fixture: TmuxFixture): Promise<string> {
   return (await fixture.tmux("list-panes", "-a", "-F", "#{pane_id}")).split("\n")[0];
 }
 
+/** Adds `count` windows of one pane each, in one tmux call. */
+async function addWindows(fixture: TmuxFixture, count: number): Promise<void> {
+  const args: string[] = [];
+  for (let i = 0; i < count; i++) args.push(...(i > 0 ? [";"] : []), "new-window", "-d");
+  await fixture.tmux(...args);
+}
+
 async function readText(session: Session, uri: string): Promise<string> {
   const read = await session.client.readResource({ uri });
   return (read.contents[0] as { text: string }).text;
@@ -168,9 +175,7 @@ Deno.test("resources: the capabilities, sessions and pane views are compact JSON
 
 Deno.test("resources: at most 100 panes are listed one by one, and the listing says so", async () => {
   await withNotifications([], async (fx, s) => {
-    const many: string[] = [];
-    for (let i = 0; i < 105; i++) many.push(...(i > 0 ? [";"] : []), "new-window", "-d");
-    await fx.tmux(...many);
+    await addWindows(fx, 105);
     const { resources } = await s.client.listResources();
     const panes = resources.filter((r: { uri: string }) => r.uri.startsWith("tmux://panes/"));
     assertEquals(panes.length, 200, "a view and a content resource for 100 panes");
@@ -181,9 +186,7 @@ Deno.test("resources: at most 100 panes are listed one by one, and the listing s
 
 Deno.test("resources: a listing over --max-bytes comes in pages that each fit it", async () => {
   await withNotifications(["--max-bytes", "4000"], async (fx, s) => {
-    const many: string[] = [];
-    for (let i = 0; i < 30; i++) many.push(...(i > 0 ? [";"] : []), "new-window", "-d");
-    await fx.tmux(...many);
+    await addWindows(fx, 30);
     const uris: string[] = [];
     let cursor: string | undefined;
     let pages = 0;
@@ -212,9 +215,7 @@ Deno.test("resources: a listing over --max-bytes comes in pages that each fit it
 
 Deno.test("resources: panes created or killed between pages neither repeat nor skip the others", async () => {
   await withNotifications(["--max-bytes", "4000"], async (fx, s) => {
-    const many: string[] = [];
-    for (let i = 0; i < 30; i++) many.push(...(i > 0 ? [";"] : []), "new-window", "-d");
-    await fx.tmux(...many);
+    await addWindows(fx, 30);
     const before = (await fx.tmux("list-panes", "-a", "-F", "#{pane_id}")).split("\n");
     const uris: string[] = [];
     const page = async (cursor?: string) => {
