@@ -31,6 +31,11 @@ import { layoutPanes } from "../tools/select_layout.ts";
 import { flag, formatOf, int, parseRows, text } from "../tmux/format.ts";
 import { isSupportedVersion } from "../tmux/locate.ts";
 import { z } from "zod";
+import { parseArguments } from "../mcp/arguments.ts";
+import { CATALOG } from "../mcp/catalog.ts";
+import { ToolError } from "../mcp/errors.ts";
+import { compareUris } from "../mcp/resources.ts";
+import { counted } from "../mcp/words.ts";
 
 const env = (vars: Record<string, string>) => (name: string) => vars[name];
 
@@ -372,9 +377,7 @@ Deno.test("tmux versions: 3.2 and newer are supported", () => {
   assert(!isSupportedVersion("tmux 2.9"));
 });
 
-Deno.test("arguments: a wrong type is not 'required'; one bound is reported, the schema's", async () => {
-  const { parseArguments } = await import("../mcp/arguments.ts");
-  const { ToolError } = await import("../mcp/errors.ts");
+Deno.test("arguments: a wrong type is not 'required'; one bound is reported, the schema's", () => {
   const schema = z.strictObject({
     id: z.string(),
     flag: z.boolean().nullish(),
@@ -396,8 +399,7 @@ Deno.test("arguments: a wrong type is not 'required'; one bound is reported, the
   assertEquals(message, "invalid arguments: 'end' must be at most 100");
 });
 
-Deno.test("arguments: bounds and integers read as English ('1 item', 'an integer')", async () => {
-  const { parseArguments } = await import("../mcp/arguments.ts");
+Deno.test("arguments: bounds and integers read as English ('1 item', 'an integer')", () => {
   const schema = z.strictObject({
     list: z.array(z.string()).min(1).max(2).nullish(),
     name: z.string().min(1).nullish(),
@@ -423,10 +425,7 @@ Deno.test("arguments: bounds and integers read as English ('1 item', 'an integer
   assertEquals(message({ count: 1.5 }), "invalid arguments: 'count' must be an integer");
 });
 
-Deno.test("arguments: every timeoutSeconds takes any finite non-negative number; others are refused", async () => {
-  const { parseArguments } = await import("../mcp/arguments.ts");
-  const { ToolError } = await import("../mcp/errors.ts");
-  const { CATALOG } = await import("../mcp/catalog.ts");
+Deno.test("arguments: every timeoutSeconds takes any finite non-negative number; others are refused", () => {
   const timed = CATALOG.filter((tool) =>
     tool.input instanceof z.ZodObject && "timeoutSeconds" in tool.input.shape
   );
@@ -593,8 +592,7 @@ Deno.test("select_layout counts the panes a layout string arranges, nested split
   assertEquals(layoutPanes("80x24,0,0{40x24,0,0,39x24,41,0}"), 2);
 });
 
-Deno.test("resource order: server-wide views first, pane ids as numbers, a view before its content", async () => {
-  const { compareUris } = await import("../mcp/resources.ts");
+Deno.test("resource order: server-wide views first, pane ids as numbers, a view before its content", () => {
   const uris = [
     "tmux://sessions",
     "tmux://panes/%2510/content",
@@ -619,8 +617,7 @@ Deno.test("resource order: server-wide views first, pane ids as numbers, a view 
   assertEquals(compareUris("a7", "a7"), 0);
 });
 
-Deno.test("counted: the noun is plural unless the count is one", async () => {
-  const { counted } = await import("../mcp/words.ts");
+Deno.test("counted: the noun is plural unless the count is one", () => {
   assertEquals([0, 1, 2].map((n) => counted(n, "tmux session")), [
     "0 tmux sessions",
     "1 tmux session",
