@@ -13,6 +13,7 @@ import { INVALID_PARAMS, ResourceError } from "./resources.ts";
 import type { Settings } from "./settings.ts";
 import { PANE_ID } from "../tmux/targets.ts";
 import { counted } from "./words.ts";
+import { DOLLAR_SESSION_NAME } from "./workspace.ts";
 
 /** One argument of a prompt, as `prompts/list` shows it. */
 export interface PromptArgument {
@@ -258,12 +259,9 @@ const buildWorkspace: PromptDef = {
   ],
   offered: (env) => env.has("create_session") && env.has("create_window"),
   render({ sessionName, windows }, env) {
-    // create_session refuses it: tmux reads a session starting with $ as an id.
+    // create_session refuses it: the recipe would fail at its first call.
     if (sessionName.startsWith("$")) {
-      throw new ResourceError(
-        "sessionName must not start with $ (tmux reads a session starting with $ as a session id)",
-        INVALID_PARAMS,
-      );
+      throw new ResourceError(`sessionName ${DOLLAR_SESSION_NAME}`, INVALID_PARAMS);
     }
     const wanted = parseWindows(windows);
     if (wanted.length === 0 || wanted.some((w) => w.name === "")) {

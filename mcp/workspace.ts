@@ -27,6 +27,10 @@ export function nameText(max = 256, min = 1) {
   return z.string().min(min).max(max).regex(NO_NUL, { error: "must not contain NUL characters" });
 }
 
+/** Why a new session name may not start with `$` (see {@link sessionName}). */
+export const DOLLAR_SESSION_NAME =
+  "must not start with $ (tmux reads a session starting with $ as a session id)";
+
 /**
  * A new session name. tmux reads a session target that starts with `$` as a
  * session id, even in the exact form `=name`, so a session named `$0` would
@@ -34,9 +38,7 @@ export function nameText(max = 256, min = 1) {
  * another session (tmux 3.3a, measured).
  */
 export function sessionName() {
-  return nameText().refine((name) => !name.startsWith("$"), {
-    error: "must not start with $ (tmux reads a session starting with $ as a session id)",
-  });
+  return nameText().refine((name) => !name.startsWith("$"), { error: DOLLAR_SESSION_NAME });
 }
 
 /** An absolute directory for a new pane's process. */
