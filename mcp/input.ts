@@ -196,6 +196,11 @@ export interface PaneInput {
    * synchronize-panes would copy its keys into other panes of the window.
    */
   alone?: boolean;
+  /**
+   * Read, in the same round trip, which other panes synchronize-panes copies
+   * the keys into (send_keys reports them); otherwise none are read.
+   */
+  reportCopies?: boolean;
 }
 
 /**
@@ -205,13 +210,13 @@ export interface PaneInput {
  * that is one round trip. Input too long for one round trip sends its first
  * part guarded and the rest after it. A refusal throws after tmux ran `refused`.
  * Resolves with the other panes synchronize-panes copies keys sent to the
- * pane into, as tmux saw them right before the input (keys only: tmux does
- * not copy a paste, so paste_text has no use for it).
+ * pane into, as tmux saw them right before the input, when `reportCopies`
+ * asks (keys only: tmux does not copy a paste); else with none.
  */
 export async function sendInput(
   ctx: ToolContext,
   paneId: string,
-  { setup = [], input, refused = [], alone = false }: PaneInput,
+  { setup = [], input, refused = [], alone = false, reportCopies = false }: PaneInput,
 ): Promise<string[]> {
   const caller = await ctx.caller.guardedPane(ctx.tmux);
   refuseOwnPane(paneId, caller);
@@ -224,7 +229,9 @@ export async function sendInput(
     readState(paneId, caller, mirrored),
     ...refused,
   ];
-  const sent = [["display-message", "-p", SENT], listCopies(paneId)];
+  // A list-panes over every pane: only for a caller that reports it.
+  const copies = reportCopies ? [listCopies(paneId)] : [];
+  const sent = [["display-message", "-p", SENT], ...copies];
   const guard = (count: number) =>
     runIf(target, accepts, [...sent, ...input.slice(0, count)], otherwise);
   const head = longestFitting(
@@ -234,15 +241,15 @@ export async function sendInput(
   const guarded = head > 0 ? guard(head) : undefined;
   if (!guarded) {
     // Not even the first command fits inside the guard: check, then send.
-    const [state, copies] = await ctx.tmux.run(
-      [readState(paneId, caller, mirrored), listCopies(paneId)],
+    const [state, copied] = await ctx.tmux.run(
+      [readState(paneId, caller, mirrored), ...copies],
       options,
     );
     const checked = parseState(state.split(" "));
     if (!checked.found) throw noSuch("pane");
     refuseUnsafeInput(paneId, checked);
     await runBounded(ctx.tmux, [...setup, ...input], options);
-    return parseCopies(copies);
+    return parseCopies(copied);
   }
   const withSetup = [...setup, guarded];
   let answer: string | undefined;
@@ -266,5 +273,5 @@ export async function sendInput(
     );
   }
   await runBounded(ctx.tmux, input.slice(head), options);
-  return parseCopies(detail);
+  return reportCopies ? parseCopies(detail) : [];
 }

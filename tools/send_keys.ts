@@ -38,7 +38,10 @@ export const sendKeys = defineTool({
   }),
   async handler(args, ctx) {
     checkTyping(args, "", ctx.tmux.version);
-    const copies = await sendInput(ctx, args.paneId, { input: typingCommands(args.paneId, args) });
+    const copies = await sendInput(ctx, args.paneId, {
+      input: typingCommands(args.paneId, args),
+      reportCopies: true,
+    });
     return { paneId: args.paneId, sent: describeTyping(args), alsoSentTo: copies };
   },
   render: (r) => `sent to pane ${r.paneId}: ${r.sent}${alsoSentToText(r.alsoSentTo)}`,

@@ -80,7 +80,10 @@ export const sendKeysBatch = defineTool({
       let copies: string[] = [];
       try {
         await pause(op.delayMs ?? 0, ctx.signal);
-        copies = await sendInput(ctx, op.paneId, { input: typingCommands(op.paneId, op) });
+        copies = await sendInput(ctx, op.paneId, {
+          input: typingCommands(op.paneId, op),
+          reportCopies: true,
+        });
       } catch (caught) {
         if (ctx.signal.aborted || (caught instanceof TmuxError && caught.kind === "cancelled")) {
           throw caught;
