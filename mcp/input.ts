@@ -11,7 +11,8 @@
 import { commandBytes, ROUND_TRIP_BYTES, runBounded } from "../tmux/chunks.ts";
 import { anyPaneWhere, runIf } from "../tmux/guard.ts";
 import { paneTarget } from "../tmux/targets.ts";
-import { getPaneWith, noSuch, paneLineCommand, type PaneView } from "../tmux/views.ts";
+import { noSuch } from "../tmux/errors.ts";
+import { getPaneWith, paneLineCommand, type PaneView } from "../tmux/views.ts";
 import { ownPaneRefusal } from "./caller_guard.ts";
 import { longestFitting } from "./budget.ts";
 import { ToolError } from "./errors.ts";

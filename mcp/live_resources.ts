@@ -28,7 +28,7 @@
 
 import type { Tmux } from "../tmux/client.ts";
 import { isOwnClientName } from "../tmux/children.ts";
-import { isGone, TmuxError } from "../tmux/errors.ts";
+import { isGone, noSuch, TmuxError } from "../tmux/errors.ts";
 import { FollowingWatch } from "../tmux/output_watch.ts";
 import { TOPOLOGY_SUBSCRIPTION } from "../tmux/topology_listen.ts";
 import { PANE_ID, paneTarget } from "../tmux/targets.ts";
@@ -39,7 +39,6 @@ import {
   listPanesCommand,
   listSessionsCommand,
   listWindowsCommand,
-  noSuch,
   type PaneView,
   parsePanes,
   parseSessions,

@@ -27,8 +27,8 @@
  */
 
 import type { Tmux } from "../tmux/client.ts";
-import { TmuxError } from "../tmux/errors.ts";
-import { noSuch } from "../tmux/views.ts";
+import { noSuch, TmuxError } from "../tmux/errors.ts";
+
 import { paneTarget } from "../tmux/targets.ts";
 import { type CursorState, decodeCursor, keepsPrefix, MAX_CURSOR_ROWS, rowHash } from "./cursor.ts";
 import { ToolError } from "./errors.ts";

@@ -55,7 +55,7 @@ export function classifyTmuxFailure(stderr: string, socketLabel: string): TmuxEr
   // Most commands say "can't find session: NAME"; the environment and option
   // commands say "no such session: NAME" for the same missing target.
   const missing = text.match(/(?:can't find|no such) (session|window|pane|client)\b/i);
-  if (missing) return noTargetError(missing[1].toLowerCase());
+  if (missing) return noSuch(missing[1].toLowerCase());
   // tmux puts the offending value after a colon ("invalid option: x"); keep
   // only the clause before it so no rejected argument is echoed back.
   const clause = text.split(": ")[0].trim();
@@ -130,7 +130,7 @@ export function noSessionError(
 }
 
 /** The error for a session, window, pane or client that tmux does not have. */
-export function noTargetError(what: string): TmuxError {
+export function noSuch(what: string): TmuxError {
   return new TmuxError(
     "no_target",
     `tmux has no such ${what}`,

@@ -8,7 +8,7 @@
 
 import { isOwnClientName } from "./children.ts";
 import type { Tmux } from "./client.ts";
-import { noTargetError, TmuxError } from "./errors.ts";
+import { noSuch, TmuxError } from "./errors.ts";
 import {
   type Field,
   flag,
@@ -228,11 +228,6 @@ export async function getPaneWith(
   const [pane] = parsePanes(listing, callerPane);
   if (!pane) throw noSuch("pane");
   return [pane, outputs];
-}
-
-/** The error for a target that does not exist. */
-export function noSuch(what: "session" | "window" | "pane"): TmuxError {
-  return noTargetError(what);
 }
 
 /** True for the error of a socket with no tmux server behind it. */

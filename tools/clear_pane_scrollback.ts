@@ -6,7 +6,8 @@ import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { paneId, paneView } from "../mcp/schemas.ts";
 import { refuseCallerPane } from "../mcp/caller_guard.ts";
 import { paneTarget } from "../tmux/targets.ts";
-import { listPanesCommand, noSuch, parsePanes } from "../tmux/views.ts";
+import { noSuch } from "../tmux/errors.ts";
+import { listPanesCommand, parsePanes } from "../tmux/views.ts";
 
 /** The clear_pane_scrollback tool. */
 export const clearPaneScrollback = defineTool({

@@ -6,7 +6,8 @@ import { callerPane } from "../mcp/panes.ts";
 import { defineTool, readsMetadata } from "../mcp/registry.ts";
 import { paneView, windowId } from "../mcp/schemas.ts";
 import { flag, formatOf, int, parseRows, text } from "../tmux/format.ts";
-import { listPanesCommand, noSuch, parsePanes } from "../tmux/views.ts";
+import { noSuch } from "../tmux/errors.ts";
+import { listPanesCommand, parsePanes } from "../tmux/views.ts";
 import { counted } from "../mcp/words.ts";
 
 const EDGES = {

@@ -4,13 +4,8 @@ import { z } from "zod";
 import { callerPane, PANES_BY_POSITION } from "../mcp/panes.ts";
 import { defineTool, readsMetadata } from "../mcp/registry.ts";
 import { paneView, windowId, windowView } from "../mcp/schemas.ts";
-import {
-  listPanesCommand,
-  noSuch,
-  parsePanes,
-  parseWindows,
-  windowViewCommand,
-} from "../tmux/views.ts";
+import { noSuch } from "../tmux/errors.ts";
+import { listPanesCommand, parsePanes, parseWindows, windowViewCommand } from "../tmux/views.ts";
 
 /** The get_window_info tool. */
 export const getWindowInfo = defineTool({

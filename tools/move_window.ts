@@ -13,10 +13,10 @@ import {
 import { nothingToDo, withoutValues } from "../mcp/workspace.ts";
 import { formatOf, int, parseRows, text } from "../tmux/format.ts";
 import { linkTarget } from "../tmux/targets.ts";
+import { noSuch } from "../tmux/errors.ts";
 import {
   findSession,
   listSessionsCommand,
-  noSuch,
   parseSessions,
   parseWindows,
   windowViewCommand,

@@ -6,7 +6,8 @@ import { windowId, windowView } from "../mcp/schemas.ts";
 import { nameText, withoutValues } from "../mcp/workspace.ts";
 import { escapeFormat } from "../tmux/format.ts";
 import { windowTarget } from "../tmux/targets.ts";
-import { noSuch, parseWindows, windowViewCommand } from "../tmux/views.ts";
+import { noSuch } from "../tmux/errors.ts";
+import { parseWindows, windowViewCommand } from "../tmux/views.ts";
 
 /** The rename_window tool. */
 export const renameWindow = defineTool({

@@ -8,7 +8,8 @@ import { paneId, paneView } from "../mcp/schemas.ts";
 import { nothingToDo } from "../mcp/workspace.ts";
 import { runIf } from "../tmux/guard.ts";
 import { paneTarget } from "../tmux/targets.ts";
-import { listPanesCommand, noSuch, parsePanes } from "../tmux/views.ts";
+import { noSuch } from "../tmux/errors.ts";
+import { listPanesCommand, parsePanes } from "../tmux/views.ts";
 
 const cells = z.int().min(1).max(10_000).nullish();
 

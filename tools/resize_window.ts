@@ -5,7 +5,8 @@ import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { windowId, windowView } from "../mcp/schemas.ts";
 import { nothingToDo } from "../mcp/workspace.ts";
 import { windowTarget } from "../tmux/targets.ts";
-import { noSuch, parseWindows, windowViewCommand } from "../tmux/views.ts";
+import { noSuch } from "../tmux/errors.ts";
+import { parseWindows, windowViewCommand } from "../tmux/views.ts";
 
 const cells = z.int().min(1).max(10_000).nullish();
 

@@ -15,7 +15,8 @@ import {
   withoutValues,
 } from "../mcp/workspace.ts";
 import { paneTarget } from "../tmux/targets.ts";
-import { getPane, listPanesCommand, noSuch, parsePanes } from "../tmux/views.ts";
+import { noSuch } from "../tmux/errors.ts";
+import { getPane, listPanesCommand, parsePanes } from "../tmux/views.ts";
 
 function stillRunning(): ToolError {
   return new ToolError(

@@ -7,7 +7,8 @@ import { windowId, windowView } from "../mcp/schemas.ts";
 import { withoutValues } from "../mcp/workspace.ts";
 import { runIf } from "../tmux/guard.ts";
 import { windowTarget } from "../tmux/targets.ts";
-import { noSuch, parseWindows, windowViewCommand } from "../tmux/views.ts";
+import { noSuch } from "../tmux/errors.ts";
+import { parseWindows, windowViewCommand } from "../tmux/views.ts";
 import { counted } from "../mcp/words.ts";
 
 const BUILT_IN = ["even-horizontal", "even-vertical", "main-horizontal", "main-vertical", "tiled"];

@@ -8,7 +8,8 @@ import { paneId, paneView, windowId } from "../mcp/schemas.ts";
 import { nothingToDo } from "../mcp/workspace.ts";
 import { flag, formatOf, int, parseRows, type Row, text } from "../tmux/format.ts";
 import { paneTarget } from "../tmux/targets.ts";
-import { listPanesCommand, noSuch, type PaneView, parsePanes } from "../tmux/views.ts";
+import { noSuch } from "../tmux/errors.ts";
+import { listPanesCommand, type PaneView, parsePanes } from "../tmux/views.ts";
 
 const GEOMETRY = {
   paneId: text("pane_id"),

@@ -7,10 +7,10 @@ import { optionalSession, windowId, windowView } from "../mcp/schemas.ts";
 import { nothingToDo } from "../mcp/workspace.ts";
 import { flag, formatOf, int, parseRows, text } from "../tmux/format.ts";
 import { linkTarget, windowTarget } from "../tmux/targets.ts";
+import { noSuch } from "../tmux/errors.ts";
 import {
   findSession,
   listSessionsCommand,
-  noSuch,
   parseSessions,
   parseWindows,
   type WindowView,

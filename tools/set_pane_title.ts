@@ -8,7 +8,8 @@ import { paneId, paneView } from "../mcp/schemas.ts";
 import { nameText, withoutValues } from "../mcp/workspace.ts";
 import { escapeFormat, label } from "../tmux/format.ts";
 import { paneTarget } from "../tmux/targets.ts";
-import { listPanesCommand, noSuch, parsePanes } from "../tmux/views.ts";
+import { noSuch } from "../tmux/errors.ts";
+import { listPanesCommand, parsePanes } from "../tmux/views.ts";
 
 /** How a pane view cuts its title (tmux/views.ts). */
 const TITLE = label("pane_title");

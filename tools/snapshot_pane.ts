@@ -6,7 +6,8 @@ import { contentText } from "../mcp/budget.ts";
 import { defineTool, readsTerminal } from "../mcp/registry.ts";
 import { content, maxLines, optionalPaneId, paneView } from "../mcp/schemas.ts";
 import { paneTarget } from "../tmux/targets.ts";
-import { listPanesCommand, noSuch, parsePanes } from "../tmux/views.ts";
+import { noSuch } from "../tmux/errors.ts";
+import { listPanesCommand, parsePanes } from "../tmux/views.ts";
 
 /** The snapshot_pane tool. */
 export const snapshotPane = defineTool({

@@ -6,7 +6,8 @@ import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { action, paneId } from "../mcp/schemas.ts";
 import { anyPaneWhere, runIf } from "../tmux/guard.ts";
 import { paneTarget } from "../tmux/targets.ts";
-import { getPane, listPanesCommand, noSuch, parsePanes } from "../tmux/views.ts";
+import { noSuch } from "../tmux/errors.ts";
+import { getPane, listPanesCommand, parsePanes } from "../tmux/views.ts";
 
 /** What the guard prints when tmux refused the swap. */
 const INTO_SYNCED = "tmux-mcp-swap-into-synced";
