@@ -12,11 +12,11 @@ import config from "../deno.json" with { type: "json" };
 import { Caller, parseTmuxVariable } from "../tmux/caller.ts";
 import { createTransport, isOwnSocket, Tmux } from "../tmux/client.ts";
 import { CHILD_ENV_NAMES, readEnv } from "../tmux/environment.ts";
-import { TmuxError } from "../tmux/errors.ts";
+import { isNoServer, TmuxError } from "../tmux/errors.ts";
 import { formatOf, int, parseRows, text } from "../tmux/format.ts";
 import { type FoundTmux, locateTmux, MIN_TMUX, TMUX_LOCATIONS } from "../tmux/locate.ts";
 import { isDirectoryPath, missingSocketDirectory } from "../tmux/socket_probe.ts";
-import { isNoServer } from "../tmux/views.ts";
+
 import { SETTING_ENV_NAMES, settingFromEnv, type Settings } from "./settings.ts";
 import { SERVER_NAME, SERVER_VERSION } from "./version.ts";
 import { attachCommand } from "./capabilities.ts";

@@ -28,12 +28,11 @@
 
 import type { Tmux } from "../tmux/client.ts";
 import { isOwnClientName } from "../tmux/children.ts";
-import { isGone, noSuch, TmuxError } from "../tmux/errors.ts";
+import { isGone, isNoServer, noSuch, TmuxError } from "../tmux/errors.ts";
 import { FollowingWatch } from "../tmux/output_watch.ts";
 import { TOPOLOGY_SUBSCRIPTION } from "../tmux/topology_listen.ts";
 import { PANE_ID, paneTarget } from "../tmux/targets.ts";
 import {
-  isNoServer,
   isNothingToList,
   listPanes,
   listPanesCommand,

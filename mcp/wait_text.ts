@@ -9,7 +9,7 @@
  * @module
  */
 
-import { TmuxError } from "../tmux/errors.ts";
+import { isNoServer, TmuxError } from "../tmux/errors.ts";
 import { FollowingWatch, type WakeMechanism } from "../tmux/output_watch.ts";
 import { budgetLines, type Content, utf8Length } from "./budget.ts";
 import { type CursorState, keepsPrefix } from "./cursor.ts";
@@ -216,7 +216,7 @@ async function serverGone(tmux: ToolContext["tmux"]): Promise<TmuxError | undefi
     await tmux.one(["display-message", "-p", "#{pid}"]);
     return undefined;
   } catch (error) {
-    if (error instanceof TmuxError && error.kind === "no_server") return error;
+    if (isNoServer(error)) return error;
     throw error;
   }
 }

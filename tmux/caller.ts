@@ -6,7 +6,7 @@
  */
 
 import type { Tmux } from "./client.ts";
-import { TmuxError } from "./errors.ts";
+import { isNoServer, TmuxError } from "./errors.ts";
 import { PANE_ID } from "./targets.ts";
 import { paneLineCommand } from "./views.ts";
 
@@ -73,7 +73,7 @@ export class Caller {
       this.#verified = await onServer(tmux, parsed, pane) ? pane : null;
     } catch (error) {
       // No server yet: nothing can be the caller now; ask again later.
-      if (error instanceof TmuxError && error.kind === "no_server") return null;
+      if (isNoServer(error)) return null;
       throw error;
     }
     return this.#verified;

@@ -38,7 +38,7 @@ import {
   rereadable,
   spawnControlClient,
 } from "./control_client.ts";
-import { classifyTmuxFailure, TmuxError } from "./errors.ts";
+import { classifyTmuxFailure, isNoServer, TmuxError } from "./errors.ts";
 import { ProcessTransport } from "./process_transport.ts";
 import type { RunOptions, Transport } from "./transport.ts";
 
@@ -640,7 +640,7 @@ export class ControlTransport implements Transport {
     }).then(
       ([pid]) => pid !== client.serverPid,
       // A slow or failing tmux proves nothing about the socket; only its absence does.
-      (error: unknown) => error instanceof TmuxError && error.kind === "no_server",
+      isNoServer,
     ).then((stale) => {
       this.#verifying = false;
       this.#verifyAt = Date.now() + this.#verifyMs;

@@ -138,6 +138,11 @@ export function noSuch(what: string): TmuxError {
   );
 }
 
+/** True for the error of a socket with no tmux server behind it. */
+export function isNoServer(error: unknown): error is TmuxError {
+  return error instanceof TmuxError && error.kind === "no_server";
+}
+
 /** True for an error saying the target, or the whole tmux server, is gone. */
 export function isGone(error: unknown): boolean {
   return error instanceof TmuxError && (error.kind === "no_target" || error.kind === "no_server");

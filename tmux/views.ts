@@ -230,11 +230,6 @@ export async function getPaneWith(
   return [pane, outputs];
 }
 
-/** True for the error of a socket with no tmux server behind it. */
-export function isNoServer(error: unknown): boolean {
-  return error instanceof TmuxError && error.kind === "no_server";
-}
-
 /**
  * True for the errors of a server-wide listing (`list-windows -a`,
  * `list-panes -a`) that mean there is nothing to list: no server on the

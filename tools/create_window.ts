@@ -1,5 +1,6 @@
 /** `create_window`: opens a new window in a session. */
 
+import { isNoServer } from "../tmux/errors.ts";
 import { z } from "zod";
 import { ToolError } from "../mcp/errors.ts";
 import { callerPane } from "../mcp/panes.ts";
@@ -19,7 +20,7 @@ import {
 } from "../mcp/workspace.ts";
 import { escapeFormat } from "../tmux/format.ts";
 import { sessionWindowTarget } from "../tmux/targets.ts";
-import { isNoServer, PANE_FORMAT, parsePanes, parseWindows, WINDOW_FORMAT } from "../tmux/views.ts";
+import { PANE_FORMAT, parsePanes, parseWindows, WINDOW_FORMAT } from "../tmux/views.ts";
 
 /** The session a window goes to when none is named: the caller's, else the first. */
 async function defaultSession(ctx: ToolContext): Promise<string> {

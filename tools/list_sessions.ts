@@ -1,10 +1,11 @@
 /** `list_sessions`: every session of the driven server. */
 
+import { isNoServer } from "../tmux/errors.ts";
 import { z } from "zod";
 import { defineTool, readsMetadata } from "../mcp/registry.ts";
 import { renderSessions } from "../mcp/render_views.ts";
 import { sessionView } from "../mcp/schemas.ts";
-import { isNoServer, listSessionsCommand, parseSessions } from "../tmux/views.ts";
+import { listSessionsCommand, parseSessions } from "../tmux/views.ts";
 
 /** The list_sessions tool. */
 export const listSessions = defineTool({
