@@ -9,7 +9,7 @@
  * @module
  */
 
-import { anyPaneWhere, runIf } from "../tmux/guard.ts";
+import { holdsPane, printed, runIf } from "../tmux/guard.ts";
 import { ToolError } from "./errors.ts";
 import type { ToolContext } from "./registry.ts";
 
@@ -74,14 +74,14 @@ export function unlessHoldsCaller(
   then: string[][],
 ): string[][] {
   if (!caller) return then;
-  const inWindow = anyPaneWhere(`#{==:#{pane_id},${caller}}`);
+  const inWindow = holdsPane(caller);
   const holds = scope === "session" ? `#{W:${inWindow}}` : inWindow;
   return [runIf(target, holds, [["display-message", "-p", HOLDS_CALLER]], then)];
 }
 
 /** True when `output` (of {@link unlessHoldsCaller}'s command) says tmux refused. */
 export function heldCaller(caller: string | null, output: string | undefined): boolean {
-  return caller !== null && output?.split("\n")[0] === HOLDS_CALLER;
+  return caller !== null && printed(output, HOLDS_CALLER);
 }
 
 /**
@@ -130,7 +130,7 @@ export function unlessEndsCallerSession(
   then: string[][],
 ): string[][] {
   if (!caller) return then;
-  const last = `#{&&:#{==:#{session_windows},1},${anyPaneWhere(`#{==:#{pane_id},${caller}}`)}}`;
+  const last = `#{&&:#{==:#{session_windows},1},${holdsPane(caller)}}`;
   return [runIf(link, last, [["display-message", "-p", ENDS_CALLER_SESSION]], then)];
 }
 
@@ -145,7 +145,7 @@ export function refuseIfEndedCallerSession(
   windowId: string,
   sessionId: string,
 ): void {
-  if (caller === null || output?.split("\n")[0] !== ENDS_CALLER_SESSION) return;
+  if (caller === null || !printed(output, ENDS_CALLER_SESSION)) return;
   throw holdsCallerRefusal(caller, `window ${windowId}, the last window of session ${sessionId},`, {
     harm: "moving it away would end that session, and a client attached to it (such as the " +
       "terminal a person watches the agent in) would be detached or switched to another session",

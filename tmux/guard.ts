@@ -36,3 +36,16 @@ export function runIf(
 export function anyPaneWhere(condition: string): string {
   return `#{P:#{?${condition},1,}}`;
 }
+
+/** A format, true in a window's context when `paneId` is one of its panes. */
+export function holdsPane(paneId: string): string {
+  return anyPaneWhere(`#{==:#{pane_id},${paneId}}`);
+}
+
+/**
+ * True when `output` (of a {@link runIf} command) starts with the line
+ * `marker`: tmux took the branch that prints it.
+ */
+export function printed(output: string | undefined, marker: string): boolean {
+  return output?.split("\n")[0] === marker;
+}

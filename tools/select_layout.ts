@@ -5,7 +5,7 @@ import { ToolError } from "../mcp/errors.ts";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { windowId, windowView } from "../mcp/schemas.ts";
 import { withoutValues } from "../mcp/workspace.ts";
-import { runIf } from "../tmux/guard.ts";
+import { printed, runIf } from "../tmux/guard.ts";
 import { windowTarget } from "../tmux/targets.ts";
 import { noSuch } from "../tmux/errors.ts";
 import { parseWindows, windowViewCommand } from "../tmux/views.ts";
@@ -124,7 +124,7 @@ export const selectLayout = defineTool({
       ]));
     const [window] = parseWindows(output);
     if (!window) throw noSuch("window");
-    if (cells !== null && selected.split("\n")[0] === OTHER_COUNT) {
+    if (cells !== null && printed(selected, OTHER_COUNT)) {
       throw otherCount(window.windowId, cells, window.panes);
     }
     return { window };

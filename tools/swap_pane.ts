@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ownPaneRefusal } from "../mcp/caller_guard.ts";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
 import { action, paneId } from "../mcp/schemas.ts";
-import { anyPaneWhere, runIf } from "../tmux/guard.ts";
+import { anyPaneWhere, holdsPane, printed, runIf } from "../tmux/guard.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { noSuch } from "../tmux/errors.ts";
 import { getPane, listPanesCommand, parsePanes } from "../tmux/views.ts";
@@ -23,7 +23,7 @@ const INTO_SYNCED = "tmux-mcp-swap-into-synced";
  */
 function unlessIntoSynced(caller: string, other: string, swap: string[]): string[] {
   const synced = anyPaneWhere("#{synchronize-panes}");
-  const holdsCaller = anyPaneWhere(`#{==:#{pane_id},${caller}}`);
+  const holdsCaller = holdsPane(caller);
   return runIf(
     paneTarget(other),
     `#{?${holdsCaller},0,#{?${synced},1,0}}`,
@@ -72,7 +72,7 @@ export const swapPane = defineTool({
       caller && other ? unlessIntoSynced(caller, other, command) : command,
       listPanesCommand({ kind: "pane", paneId: args.paneId }),
     ]);
-    if (caller && other && swapped.split("\n")[0] === INTO_SYNCED) {
+    if (caller && other && printed(swapped, INTO_SYNCED)) {
       throw ownPaneRefusal(`pane ${caller}`, {
         harm:
           `swapping it with pane ${other} would move it into a window with synchronize-panes on, ` +
