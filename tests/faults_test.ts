@@ -17,7 +17,7 @@
 
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
-import { FIXTURE_SHELL, type Session, startServer, TmuxFixture } from "./harness.ts";
+import { FIXTURE_SHELL, realTmux, type Session, startServer, TmuxFixture } from "./harness.ts";
 import { descendants, readTopology, startTopology, within } from "./hardening.ts";
 
 /** Failure bound of one answer; the waits below use far shorter timeouts than this. */
@@ -320,9 +320,7 @@ Deno.test("faults: reads of a whole history answer when tmux takes longer than t
     // tmux builds a capture of a long history whole before answering (about
     // 5 s per million lines): a wrapper makes each history read that slow
     // without filling one, then runs the real tmux.
-    const found = await new Deno.Command("sh", { args: ["-c", "command -v tmux"], stdout: "piped" })
-      .output();
-    const real = new TextDecoder().decode(found.stdout).trim();
+    const real = await realTmux();
     const slow = `${fx.dir}/tmux-slow-history`;
     await Deno.writeTextFile(
       slow,

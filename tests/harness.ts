@@ -296,12 +296,18 @@ export interface CountingTmux {
   reset(): Promise<void>;
 }
 
-/** Writes a {@link CountingTmux} into `dir`. */
-export async function countingTmux(dir: string): Promise<CountingTmux> {
+/** The absolute path of the tmux on PATH, for a wrapper script to exec. */
+export async function realTmux(): Promise<string> {
   const found = await new Deno.Command("sh", { args: ["-c", "command -v tmux"], stdout: "piped" })
     .output();
   const real = new TextDecoder().decode(found.stdout).trim();
   if (!real.startsWith("/")) throw new Error("tmux not found on PATH");
+  return real;
+}
+
+/** Writes a {@link CountingTmux} into `dir`. */
+export async function countingTmux(dir: string): Promise<CountingTmux> {
+  const real = await realTmux();
   const binary = `${dir}/tmux-counting`;
   const log = `${dir}/tmux-processes`;
   await Deno.writeTextFile(log, "");
