@@ -18,6 +18,7 @@ import {
   eventually,
   processTable,
   rawServer,
+  realTmux,
   type Session,
   START_FIXTURE_SERVER,
   startServer,
@@ -1133,4 +1134,30 @@ Deno.test("resources: with no tool that reads what panes show, panes' text is no
     const instructions = s.client.getInstructions() ?? "";
     assert(!instructions.includes("/content"), instructions);
   });
+});
+
+Deno.test("resources: a subscription answers only once its listening client has attached", async () => {
+  // tmux 3.3a crashes when a command notifies a control client it has only
+  // half attached, and a client's next step after subscribing may be such a
+  // command (select-pane). A wrapper slows every control client's start, so a
+  // subscribe that answered before the attach would answer with none there.
+  const fx = await TmuxFixture.start();
+  const slow = `${fx.dir}/tmux-slow-control`;
+  await Deno.writeTextFile(
+    slow,
+    `#!/bin/sh\ncase " $* " in *" -C "*) sleep 1 ;; esac\nexec '${await realTmux()}' "$@"\n`,
+  );
+  await Deno.chmod(slow, 0o755);
+  const s = await startServer(fx.socketPath, {
+    args: ["--transport", "process", "--tmux", slow],
+    denoFlags: [`--allow-run=${slow}`],
+  });
+  try {
+    await s.client.subscribeResource({ uri: "tmux://sessions" });
+    const clients = await fx.tmux("list-clients", "-F", "#{client_control_mode}:#{client_session}");
+    assertEquals(clients, "1:main", "the listener is attached when subscribe answers");
+  } finally {
+    await s.close();
+    await fx.close();
+  }
 });

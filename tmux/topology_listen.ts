@@ -53,6 +53,9 @@ const RETRY_MIN_MS = 250;
 /** Longest wait between attempts: a new session is heard within about this long. */
 const RETRY_MAX_MS = 2_000;
 
+/** Longest wait in {@link TopologyListener.start} for tmux to attach the client. */
+const ATTACH_WAIT_MS = 3_000;
+
 /** How long the client may take to leave after its stdin closes. */
 const EXIT_GRACE_MS = 1_000;
 
@@ -138,7 +141,19 @@ export class TopologyListener {
     }
     if (!child) return;
     this.#child = child;
-    this.#done = this.#read(child);
+    const attached = Promise.withResolvers<void>();
+    this.#done = this.#read(child, attached.resolve);
+    // Resolved only once tmux has attached it: a command that makes tmux 3.3a
+    // notify while the client is half attached crashes the server
+    // (control_client.ts), and the caller's next step (or a person's) may be
+    // one.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      attached.promise,
+      this.#done,
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, ATTACH_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
   }
 
   /** Attaches again later, each wait twice the last up to {@link RETRY_MAX_MS}. */
@@ -205,7 +220,8 @@ export class TopologyListener {
     return undefined;
   }
 
-  async #read(child: Deno.ChildProcess): Promise<void> {
+  /** Reads `child`'s notifications until it ends; `onAttached` when tmux has attached it. */
+  async #read(child: Deno.ChildProcess, onAttached: () => void): Promise<void> {
     let partial = "";
     /** The client's session, once attached. */
     let session: string | undefined;
@@ -222,6 +238,7 @@ export class TopologyListener {
             // (its session ended under detach-on-destroy off).
             if (session === undefined) {
               markAttached(child);
+              onAttached();
               this.#retryMs = RETRY_MIN_MS;
             }
             session = line.split(" ")[1];
