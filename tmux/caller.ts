@@ -6,7 +6,7 @@
  */
 
 import type { Tmux } from "./client.ts";
-import { isNoServer, TmuxError } from "./errors.ts";
+import { isNoServer } from "./errors.ts";
 import { PANE_ID } from "./targets.ts";
 import { paneLineCommand } from "./views.ts";
 
