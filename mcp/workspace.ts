@@ -15,8 +15,8 @@
 
 import { z } from "zod";
 import { isGone, TmuxError } from "../tmux/errors.ts";
-import { escapeFormat } from "../tmux/format.ts";
-import { getPane, PANE_FORMAT, type PaneView } from "../tmux/views.ts";
+import { escapeFormat, FormatError, splitRecords as splitRecordTexts } from "../tmux/format.ts";
+import { getPane, type PaneView } from "../tmux/views.ts";
 import { ToolError } from "./errors.ts";
 import type { ToolContext } from "./registry.ts";
 
@@ -91,20 +91,15 @@ export function directoryArgs(dir: string | null | undefined): string[] {
   return dir ? ["-c", escapeFormat(dir)] : [];
 }
 
-/** The marker every view record starts with (the part of a view format before its first field). */
-const RECORD_START = PANE_FORMAT.slice(0, PANE_FORMAT.indexOf("#{"));
-
 /**
  * Splits the output of a `-P -F` format made of several view formats
  * (e.g. `WINDOW_FORMAT + PANE_FORMAT`) into one record per view, in order.
  */
 export function splitRecords(output: string, count: number): string[] {
-  const records = output.split(RECORD_START).slice(1).map((record) => RECORD_START + record);
+  const records = splitRecordTexts(output);
   if (records.length !== count) {
-    throw new TmuxError(
-      "failed",
+    throw new FormatError(
       `tmux printed ${records.length} records for the new object, expected ${count}`,
-      "Check that tmux is version 3.2 or newer; if it is, report this with the tmux version.",
     );
   }
   return records;

@@ -28,8 +28,8 @@ import { parseTmuxVariable } from "../tmux/caller.ts";
 import { encodeArgument } from "../tmux/process_transport.ts";
 import { classifyTmuxFailure } from "../tmux/errors.ts";
 import { layoutPanes } from "../tools/select_layout.ts";
-import { flag, formatOf, int, parseRows, text } from "../tmux/format.ts";
-import { isSupportedVersion } from "../tmux/locate.ts";
+import { flag, FormatError, formatOf, int, parseRows, splitRecords, text } from "../tmux/format.ts";
+import { isSupportedVersion, isTestedVersion } from "../tmux/version.ts";
 import { z } from "zod";
 import { parseArguments } from "../mcp/arguments.ts";
 import { CATALOG } from "../mcp/catalog.ts";
@@ -330,7 +330,22 @@ Deno.test("results: escape-heavy text keeps as many newest lines as the serializ
   assert('x\\"'.repeat(20_000).endsWith(huge.content.lines[0]));
 });
 
-Deno.test("format: records survive tabs, newlines, ';' and separators-alikes in values", () => {
+/** What tmux's `q:` modifier prints for a value. */
+function shellQuoted(value: string): string {
+  return value.replace(/[|&;<>()$`\\"'*?[# =%]/g, "\\$&");
+}
+
+/** What tmux 3.4+ prints for output text: control characters as escapes, backslashes as they are. */
+function visEscaped(text: string): string {
+  const named: Record<string, string> = { "\r": "r", "\b": "b", "\x07": "a", "\v": "v", "\f": "f" };
+  return text.replace(
+    // deno-lint-ignore no-control-regex
+    /[\x00-\x08\x0b-\x1f\x7f]/g,
+    (c) => named[c] ? `\\${named[c]}` : `\\${c.charCodeAt(0).toString(8).padStart(3, "0")}`,
+  );
+}
+
+Deno.test("format: values with separators, escapes and control characters read back on 3.3a and 3.4+", () => {
   const schema = {
     id: text("pane_id"),
     path: text("pane_current_path"),
@@ -338,21 +353,65 @@ Deno.test("format: records survive tabs, newlines, ';' and separators-alikes in 
     on: flag("pane_active"),
   };
   const format = formatOf(schema);
-  const value = "a\tb\nc; d\u001f\u001e|e";
-  const record = (id: string, path: string) =>
-    format.replace("#{pane_id}", id).replace("#{pane_current_path}", path).replace(
-      "#{pane_index}",
-      "3",
-    )
-      .replace("#{pane_active}", "1");
-  const rows = parseRows(schema, `${record("%1", value)}\n${record("%2", "/tmp")}\n`);
-  assertEquals(rows, [{ id: "%1", path: value, n: 3, on: true }, {
-    id: "%2",
-    path: "/tmp",
-    n: 3,
-    on: true,
-  }]);
+  assertEquals(format, "<#{q:pane_id}|#{q:pane_current_path}|#{pane_index}|#{pane_active}>");
+  const values = ["a\tb\nc; d\u001f\u001e|e", "\\036<x|y>", "\\n\\\\ \r\x07\x1b[0m", "é🙂", ""];
+  const record = (path: string) => `<%1|${shellQuoted(path)}|3|1>`;
+  for (const value of values) {
+    const printed = `${record(value)}\n${record("/tmp")}\n`;
+    for (const output of [printed, visEscaped(printed)]) {
+      assertEquals(parseRows(schema, output), [
+        { id: "%1", path: value, n: 3, on: true },
+        { id: "%1", path: "/tmp", n: 3, on: true },
+      ]);
+    }
+  }
   assertEquals(parseRows(schema, ""), []);
+});
+
+Deno.test("format: bytes that are not UTF-8 read the same raw (3.3a) or escaped (3.4+)", () => {
+  const raw = new Uint8Array([
+    0x3c,
+    0x25,
+    0x31,
+    0x7c,
+    0x61,
+    0xff,
+    0xe2,
+    0x82,
+    0x62,
+    0x7c,
+    0x31,
+    0x7c,
+    0x30,
+    0x3e,
+  ]);
+  const schema = {
+    id: text("pane_id"),
+    path: text("pane_current_path"),
+    n: int("pane_index"),
+    on: flag("pane_active"),
+  };
+  const fromRaw = parseRows(schema, new TextDecoder().decode(raw));
+  const fromEscaped = parseRows(schema, "<%1|a\\377\\342\\202b|1|0>");
+  assertEquals(fromRaw, fromEscaped);
+  assertEquals(fromRaw[0].path, "a\ufffd\ufffdb");
+});
+
+Deno.test("format: a record tmux did not print as asked is refused without echoing it", () => {
+  const schema = { id: text("pane_id"), n: int("pane_index") };
+  const bad = ["secret text<%1|2>", "<%1|2|3>", "<%1|2", "<%1<|2>", "<%1|2>secret"];
+  for (const output of bad) {
+    let error: unknown = null;
+    try {
+      parseRows(schema, output);
+    } catch (thrown) {
+      error = thrown;
+    }
+    assert(error instanceof FormatError, `${output}: ${error}`);
+    assert(!error.message.includes("secret"), error.message);
+    assert(!/version/.test(error.hint ?? ""), error.hint);
+  }
+  assertEquals(splitRecords("<a|b\\>><c\\<|d>\n"), ["<a|b\\>>", "<c\\<|d>"]);
 });
 
 Deno.test("caller: TMUX is parsed as path,pid,index; paths may contain commas", () => {
@@ -369,12 +428,17 @@ Deno.test("argv: a trailing ';' is escaped so tmux does not end the command ther
   assertEquals(encodeArgument("a;b"), "a;b");
 });
 
-Deno.test("tmux versions: 3.2 and newer are supported", () => {
+Deno.test("tmux versions: 3.2 and newer are supported; the suite's own are named as tested", () => {
   assert(isSupportedVersion("tmux 3.3a"));
   assert(isSupportedVersion("tmux 3.2"));
   assert(isSupportedVersion("tmux next-3.6"));
+  assert(isSupportedVersion("tmux openbsd-7.6"));
   assert(!isSupportedVersion("tmux 3.1c"));
   assert(!isSupportedVersion("tmux 2.9"));
+  for (const version of ["tmux 3.3a", "tmux 3.4", "tmux 3.5a"]) assert(isTestedVersion(version));
+  for (const version of ["tmux 3.3", "tmux 3.5", "tmux next-3.6", "tmux 3.2a"]) {
+    assert(!isTestedVersion(version), version);
+  }
 });
 
 Deno.test("arguments: a wrong type is not 'required'; one bound is reported, the schema's", () => {

@@ -5,11 +5,14 @@
  * `NAME="value"; export NAME;` (with `\` before `$`, backquote, `"` and `\`
  * in the value, newlines kept) or `unset NAME;` for one marked for removal,
  * which parses exactly: a name never contains `=` (set-environment refuses it).
+ * tmux 3.4+ also prints control characters as `\ooo` escapes; as the value's
+ * own backslashes are doubled, {@link unescapeAt} tells the two apart.
  *
  * @module
  */
 
 import { TmuxError } from "./errors.ts";
+import { unescapeAt } from "./format.ts";
 
 /** One variable of a tmux environment; `value` is null for one marked for removal. */
 export interface EnvironmentEntry {
@@ -44,9 +47,13 @@ export function parseEnvironment(output: string): EnvironmentEntry[] {
       const name = output.slice(at, eq);
       let value = "";
       let i = eq + 2;
-      for (; i < output.length && output[i] !== '"'; i++) {
-        if (output[i] === "\\") i++;
-        value += output[i] ?? "";
+      while (i < output.length && output[i] !== '"') {
+        if (output[i] !== "\\") value += output[i++];
+        else {
+          const [text, length] = unescapeAt(output, i);
+          value += text;
+          i += length;
+        }
       }
       const tail = `"; export ${name};`;
       if (!output.startsWith(tail, i)) throw fail();
