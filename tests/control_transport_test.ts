@@ -18,6 +18,7 @@ import {
 import { type ControlOptions, ControlTransport, quoteArgument } from "../tmux/control_transport.ts";
 import { ProcessTransport } from "../tmux/process_transport.ts";
 import { TmuxError } from "../tmux/errors.ts";
+import { parseOptionValues } from "../tmux/option_listing.ts";
 import { spawnStats, spawnTmux } from "../tmux/spawn.ts";
 import { eventually } from "./harness.ts";
 
@@ -165,11 +166,12 @@ Deno.test("arguments arrive byte-exact", async () => {
     const t = transport();
     assert(await t.connect(), "attached");
     for (const value of values) {
+      // Without -v tmux quotes the value alike on every version (3.4+ escapes -v output).
       const [, shown] = await t.run([
         ["set-option", "-g", "@x", value],
-        ["show-options", "-gv", "@x"],
+        ["show-options", "-g", "@x"],
       ]);
-      assertEquals(shown, value, `round trip of ${JSON.stringify(value)}`);
+      assertEquals(parseOptionValues(shown), [value], `round trip of ${JSON.stringify(value)}`);
     }
     assertEquals(t.stats.control, values.length, "all over control");
   });

@@ -6,6 +6,7 @@ import { defineTool, readsMetadata } from "../mcp/registry.ts";
 import { optionalPaneId } from "../mcp/schemas.ts";
 import { scopeSchema, showInScope } from "../mcp/scope.ts";
 import { TmuxError } from "../tmux/errors.ts";
+import { parseOptionValues } from "../tmux/option_listing.ts";
 
 const OPTION = /^@?[A-Za-z0-9][A-Za-z0-9_-]{0,127}(\[\d{1,4}\])?$/;
 
@@ -39,15 +40,14 @@ export const showOption = defineTool({
     // (set -gw); the first that is set is its value.
     const user = args.name.startsWith("@");
     const serverFlags = user ? [["-g", "-s"], ["-g"], ["-g", "-w"]] : [["-g", "-s"]];
-    let value: string;
+    let listing: string;
     try {
-      value = await showInScope(ctx, args.scope, args.paneId, serverFlags, (flags) => [
+      listing = await showInScope(ctx, args.scope, args.paneId, serverFlags, (flags) => [
         "show-options",
         // -q only for user options: an unset @option is null, a misspelt
         // built-in option is an error worth seeing.
         ...(user ? ["-q"] : []),
         "-A",
-        "-v",
         ...flags,
         args.name,
       ]);
@@ -64,6 +64,8 @@ export const showOption = defineTool({
           "with @ (an unset one reads as null).",
       );
     }
+    // Without -v: tmux quotes the value the same on every version.
+    const value = parseOptionValues(listing).join("\n");
     return { name: args.name, scope: args.scope, value: value === "" ? null : value };
   },
 });
