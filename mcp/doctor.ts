@@ -14,7 +14,8 @@ import { createTransport, isOwnSocket, Tmux } from "../tmux/client.ts";
 import { CHILD_ENV_NAMES, readEnv } from "../tmux/environment.ts";
 import { isNoServer, TmuxError } from "../tmux/errors.ts";
 import { formatOf, int, parseRows, text } from "../tmux/format.ts";
-import { type FoundTmux, locateTmux, MIN_TMUX, TMUX_LOCATIONS } from "../tmux/locate.ts";
+import { type FoundTmux, locateTmux, TMUX_LOCATIONS } from "../tmux/locate.ts";
+import { isTestedVersion, TESTED_VERSIONS } from "../tmux/version.ts";
 import { isDirectoryPath, missingSocketDirectory } from "../tmux/socket_probe.ts";
 
 import { SETTING_ENV_NAMES, settingFromEnv, type Settings } from "./settings.ts";
@@ -130,10 +131,14 @@ export async function runDoctor(
   let found: FoundTmux | null = null;
   try {
     found = await locateTmux(settings.tmuxBinary, settings.tmuxSetting);
+    const tested = isTestedVersion(found.version);
     report(
-      "ok",
+      tested ? "ok" : "warn",
       `tmux: ${found.binary.includes("/") ? found.binary : `${found.binary} on PATH`} ` +
-        `(${found.version}; ${MIN_TMUX.major}.${MIN_TMUX.minor} or newer needed)`,
+        `(${found.version}; ${
+          tested ? "a version the test suite runs on" : "the test suite runs on " +
+            TESTED_VERSIONS.join(", ") + ": this one may work, untested"
+        })`,
     );
     if (!found.binary.includes("/")) await checkWithoutPath(report);
   } catch (error) {

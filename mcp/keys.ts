@@ -11,7 +11,7 @@ import { chunkText } from "../tmux/chunks.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { ToolError } from "./errors.ts";
 import { counted } from "./words.ts";
-import { parseTmuxVersion } from "../tmux/locate.ts";
+import { chordsAsIn33 } from "../tmux/version.ts";
 
 /** Named keys tmux 3.3 understands (key-string.c), lower-cased for lookup. */
 const NAMED_KEYS = new Set(
@@ -98,12 +98,6 @@ const SHIFT_TYPED_AS_NAME = new Set(["space", "bspace", "enter", "escape"]);
 /** Keys whose Ctrl chord tmux 3.3a's send-keys drops without sending a byte. */
 const CTRL_SENDS_NOTHING = new Set(["tab", "btab", "bspace", "enter", "escape"]);
 
-/** True for tmux 3.3 and older (a `tmux -V` line), on which {@link unsendable} was measured. */
-function keysAsIn33(version: string): boolean {
-  const parsed = parseTmuxVersion(version);
-  return parsed !== null && (parsed.major < 3 || (parsed.major === 3 && parsed.minor <= 3));
-}
-
 /**
  * True when `version` (a `tmux -V` line) cannot send the chord `name` (after
  * {@link sendableKey}): measured on 3.3a with `cat -v` in the pane,
@@ -113,7 +107,7 @@ function keysAsIn33(version: string): boolean {
  * agent asking for a newline would get the letters, or believe a key went.
  */
 export function unsendable(name: string, version: string | undefined): boolean {
-  if (!version || !keysAsIn33(version) || name.startsWith("^")) return false;
+  if (!version || !chordsAsIn33(version) || name.startsWith("^")) return false;
   const [modifiers, key] = splitModifiers(sendableKey(name));
   const base = key.toLowerCase();
   const has = (m: string) => modifiers.some((x) => x[0].toUpperCase() === m);

@@ -30,6 +30,7 @@ import type { Tmux } from "../tmux/client.ts";
 import { noSuch, TmuxError } from "../tmux/errors.ts";
 
 import { paneTarget } from "../tmux/targets.ts";
+import { keepTrailingSpacesFlags } from "../tmux/version.ts";
 import { type CursorState, decodeCursor, keepsPrefix, MAX_CURSOR_ROWS, rowHash } from "./cursor.ts";
 import { ToolError } from "./errors.ts";
 import { resolvePane, trimRow } from "./panes.ts";
@@ -157,7 +158,7 @@ export async function readSnapshot(
     // where tmux wrapped them (-J), read in the same round trip.
     const captures = wraps
       ? [
-        ["capture-pane", "-p", "-N", "-t", target, "-S", start],
+        ["capture-pane", "-p", ...keepTrailingSpacesFlags(tmux.version), "-t", target, "-S", start],
         ["capture-pane", "-p", "-J", "-t", target, "-S", start],
       ]
       : [["capture-pane", "-p", "-t", target, "-S", start]];

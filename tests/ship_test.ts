@@ -420,7 +420,14 @@ Deno.test("--doctor: ready on a running server, names the caller, prints configs
     });
     assertEquals(result.code, 0, `doctor exit status: ${result.stdout}${result.stderr}`);
     const out = result.stdout;
-    assertStringIncludes(out, "ok    tmux: ");
+    // The version found, and whether the suite runs on it: this run's tmux is one.
+    const version = (await new Deno.Command("tmux", { args: ["-V"] }).output()).stdout;
+    assertStringIncludes(
+      out,
+      `ok    tmux: tmux on PATH (${
+        new TextDecoder().decode(version).trim()
+      }; a version the test suite runs on)`,
+    );
     assertStringIncludes(out, `socket: socket ${fixture.socketPath}: tmux 3.`);
     assertStringIncludes(out, "(pid " + pid + ", 1 session)");
     assertStringIncludes(out, `caller: inside tmux, pane ${pane} on the driven server`);

@@ -8,6 +8,7 @@
 
 import { TmuxError } from "./errors.ts";
 import { missingTmux, spawnTmux } from "./spawn.ts";
+import { isSupportedVersion, MIN_TMUX } from "./version.ts";
 
 /** Absolute places tmux is installed by the common package managers, in search order. */
 export const TMUX_LOCATIONS = [
@@ -19,29 +20,12 @@ export const TMUX_LOCATIONS = [
   "/snap/bin/tmux",
 ] as const;
 
-/** The oldest tmux this server supports. */
-export const MIN_TMUX = { major: 3, minor: 2 } as const;
-
 /** A tmux executable that answered `-V`. */
 export interface FoundTmux {
   /** What to spawn. */
   binary: string;
   /** The `tmux -V` line, e.g. `tmux 3.3a`. */
   version: string;
-}
-
-/** Parses `tmux -V` output into major/minor; null for builds without a number (master). */
-export function parseTmuxVersion(text: string): { major: number; minor: number } | null {
-  const match = text.match(/(\d+)\.(\d+)/);
-  return match ? { major: Number(match[1]), minor: Number(match[2]) } : null;
-}
-
-/** True when `version` (a `tmux -V` line) is at least {@link MIN_TMUX}. */
-export function isSupportedVersion(version: string): boolean {
-  const parsed = parseTmuxVersion(version);
-  if (!parsed) return /master|next/i.test(version);
-  return parsed.major > MIN_TMUX.major ||
-    (parsed.major === MIN_TMUX.major && parsed.minor >= MIN_TMUX.minor);
 }
 
 /**

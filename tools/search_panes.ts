@@ -11,6 +11,7 @@ import { optionalSession } from "../mcp/schemas.ts";
 import { joinWrappedRows } from "../mcp/wrapped.ts";
 import type { Tmux } from "../tmux/client.ts";
 import { TmuxError } from "../tmux/errors.ts";
+import { keepTrailingSpacesFlags } from "../tmux/version.ts";
 import { listPanes, type PaneView } from "../tmux/views.ts";
 
 /** Panes captured per round trip: bounds the size of one tmux answer. */
@@ -218,7 +219,14 @@ async function captureGroup(
   try {
     const outputs = await tmux.run(
       group.flatMap((pane) => [
-        ["capture-pane", "-p", "-N", "-t", pane.paneId, ...range],
+        [
+          "capture-pane",
+          "-p",
+          ...keepTrailingSpacesFlags(tmux.version),
+          "-t",
+          pane.paneId,
+          ...range,
+        ],
         ["capture-pane", "-p", "-J", "-t", pane.paneId, ...range],
         ...(includeHistory
           ? [["display-message", "-p", "-t", pane.paneId, "#{history_size}"]]
