@@ -93,26 +93,30 @@ export function sendableKey(name: string): string {
   return name;
 }
 
-/** Keys whose Shift chord tmux 3.3a's send-keys types as the key's name (`S-Enter` as 7 letters). */
-const SHIFT_TYPED_AS_NAME = new Set(["space", "bspace", "enter", "escape"]);
-/** Keys whose Ctrl chord tmux 3.3a's send-keys drops without sending a byte. */
-const CTRL_SENDS_NOTHING = new Set(["tab", "btab", "bspace", "enter", "escape"]);
+/** Keys whose Shift chord send-keys cannot send (3.3: typed as the name; 3.4+: sent unshifted). */
+const SHIFT_UNSENT = new Set(["space", "bspace", "enter", "escape"]);
+/** Keys whose Ctrl chord send-keys cannot send (3.3: nothing; 3.4+: the name, or the bare key). */
+const CTRL_UNSENT = new Set(["tab", "btab", "bspace", "enter", "escape"]);
 
 /**
- * True when `version` (a `tmux -V` line) cannot send the chord `name` (after
- * {@link sendableKey}): measured on 3.3a with `cat -v` in the pane,
- * send-keys types `S-Enter`, `S-Space`, `S-Escape` and `S-BSpace` (with or
- * without C-/M-, whatever extended-keys says) as their names and sends
- * nothing for `C-Enter`, `C-Tab`, `C-BSpace`, `C-Escape` or `M-BSpace`: an
- * agent asking for a newline would get the letters, or believe a key went.
+ * True when tmux's send-keys cannot send the chord `name` (after
+ * {@link sendableKey}) to a program that did not turn on extended keys:
+ * measured with `cat -v` in the pane (docs/tmux-quirks.md). An agent asking
+ * for a new line would submit the line, get letters, or believe a key went.
  */
-export function unsendable(name: string, version: string | undefined): boolean {
-  if (!version || !chordsAsIn33(version) || name.startsWith("^")) return false;
+export function unsendable(name: string): boolean {
+  if (name.startsWith("^")) return false;
   const [modifiers, key] = splitModifiers(sendableKey(name));
   const base = key.toLowerCase();
   const has = (m: string) => modifiers.some((x) => x[0].toUpperCase() === m);
-  return (has("S") && SHIFT_TYPED_AS_NAME.has(base)) ||
-    (has("C") && CTRL_SENDS_NOTHING.has(base)) || (has("M") && base === "bspace");
+  return (has("S") && SHIFT_UNSENT.has(base)) || (has("C") && CTRL_UNSENT.has(base));
+}
+
+/** What `version`'s send-keys does with an {@link unsendable} chord, for the refusal. */
+function unsentAs(version: string | undefined): string {
+  return version && chordsAsIn33(version)
+    ? "it types such a key's name as text, or sends nothing"
+    : "it sends the key without the modifier, or types its name as text";
 }
 
 /**
@@ -129,10 +133,9 @@ export function checkKeys(keys: readonly string[], where = "", version?: string)
           "S- in front; type plain text with text instead.",
       );
     }
-    if (unsendable(key, version)) {
+    if (unsendable(key)) {
       throw new ToolError(
-        `${where}keys[${i}] is a chord ${version} cannot send: its send-keys types such a ` +
-          "key's name as text, or sends nothing",
+        `${where}keys[${i}] is a chord ${version ?? "tmux"} cannot send: ${unsentAs(version)}`,
         "Send the key without that modifier (Enter, Space, Escape, BSpace, Tab), or the keys " +
           "the program documents for the same action (for a new line without submitting, many " +
           "chat programs take M-Enter; a shell deletes a word with C-w).",
@@ -165,7 +168,7 @@ export const typingFields = {
   keys: z.array(z.string().min(1).max(32)).min(1).max(64).nullish().describe(
     'tmux key names pressed in order after the text, e.g. ["C-c"], ["Escape", ":", "w", "q", ' +
       '"Enter"], ["Up"], ["F5"], ["M-x"]. Modifiers: C- (Ctrl), M- (Alt/Meta), S- (Shift; S-Tab is sent as BTab, S-a as A). ' +
-      "tmux 3.3 cannot send S-Enter, S-Space, S-Escape, S-BSpace, C-Enter, C-Tab, C-BSpace, C-Escape or M-BSpace: they are refused; use the key without the modifier or the program's own alternative.",
+      "tmux cannot send S- or C- with Enter, Escape or BSpace, S-Space or C-Tab: refused.",
   ),
 };
 
