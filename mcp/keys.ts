@@ -104,12 +104,13 @@ const CTRL_UNSENT = new Set(["tab", "btab", "bspace", "enter", "escape"]);
  * measured with `cat -v` in the pane (docs/tmux-quirks.md). An agent asking
  * for a new line would submit the line, get letters, or believe a key went.
  */
-export function unsendable(name: string): boolean {
+export function unsendable(name: string, version: string | undefined): boolean {
   if (name.startsWith("^")) return false;
   const [modifiers, key] = splitModifiers(sendableKey(name));
   const base = key.toLowerCase();
   const has = (m: string) => modifiers.some((x) => x[0].toUpperCase() === m);
-  return (has("S") && SHIFT_UNSENT.has(base)) || (has("C") && CTRL_UNSENT.has(base));
+  return (has("S") && SHIFT_UNSENT.has(base)) || (has("C") && CTRL_UNSENT.has(base)) ||
+    (has("M") && base === "btab" && !chordsAsIn33(version ?? ""));
 }
 
 /** What `version`'s send-keys does with an {@link unsendable} chord, for the refusal. */
@@ -133,7 +134,7 @@ export function checkKeys(keys: readonly string[], where = "", version?: string)
           "S- in front; type plain text with text instead.",
       );
     }
-    if (unsendable(key)) {
+    if (unsendable(key, version)) {
       throw new ToolError(
         `${where}keys[${i}] is a chord ${version ?? "tmux"} cannot send: ${unsentAs(version)}`,
         "Send the key without that modifier (Enter, Space, Escape, BSpace, Tab), or the keys " +

@@ -305,6 +305,15 @@ export async function realTmux(): Promise<string> {
   return real;
 }
 
+let versionLine: Promise<string> | undefined;
+
+/** The `tmux -V` line of the tmux on PATH (the one every test's server runs), such as `tmux 3.5a`. */
+export function tmuxVersion(): Promise<string> {
+  versionLine ??= new Deno.Command("tmux", { args: ["-V"], stdout: "piped" }).output()
+    .then((out) => new TextDecoder().decode(out.stdout).trim());
+  return versionLine;
+}
+
 /** Writes a {@link CountingTmux} into `dir`. */
 export async function countingTmux(dir: string): Promise<CountingTmux> {
   const real = await realTmux();

@@ -38,11 +38,31 @@ export function isTestedVersion(version: string): boolean {
 }
 
 /**
- * tmux 3.3 and older type the Shift chords of Enter, Space, Escape and
- * BSpace as their names and drop C-Enter, C-Tab, C-BSpace, C-Escape and
- * M-BSpace (send-keys, with any extended-keys setting); 3.4 sends them.
+ * How send-keys fails chords a terminal has no bytes for: tmux 3.3 types
+ * the Shift chords of Enter, Space, Escape and BSpace as their names and
+ * drops the Ctrl ones; 3.4+ sends most without the modifier (M-BTab as a
+ * bare BTab) and types C-BSpace and C-Escape as names. An unknown version
+ * counts as newest.
  */
 export function chordsAsIn33(version: string): boolean {
+  return version !== "" && !atLeast(version, 3, 4);
+}
+
+/**
+ * tmux 3.3 stores `$` before a letter, `_` or `{` as `\$` in a session name
+ * and a renamed window's name (its vis(3) use escaped `$` always); 3.4+
+ * stores it as given.
+ */
+export function escapesDollarInNames(version: string): boolean {
+  return !atLeast(version, 3, 4);
+}
+
+/**
+ * tmux 3.3 keeps a pane's previous title when the new one holds a character
+ * it gives no width (a C1 control, U+2028, an unassigned code point); 3.4+
+ * stores the title as given.
+ */
+export function refusesTitlesWithoutWidth(version: string): boolean {
   return !atLeast(version, 3, 4);
 }
 
