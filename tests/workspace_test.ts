@@ -516,6 +516,62 @@ workspaceTest("resize_window and select_layout read the window back", async (fx,
   );
 });
 
+/** `body` as a layout string with its checksum, as tmux prints one. */
+function layoutString(body: string): string {
+  return `${layoutChecksum(body).toString(16).padStart(4, "0")},${body}`;
+}
+
+workspaceTest(
+  "select_layout refuses huge numbers and a layout of another window size",
+  async (fx, s) => {
+    const w = await show(fx, "main", "#{window_id}");
+    const size = () => show(fx, w, "#{window_width}x#{window_height}");
+    assertEquals(await size(), "100x30");
+    // tmux 3.3a resizes the window to the top cell unbounded: a height of
+    // 4e9 makes it allocate until it exits, with every session on it.
+    for (
+      const [body, number, at] of [
+        ["80x4000000000,0,0,0", "4000000000", 9],
+        ["4000000000x24,0,0,0", "4000000000", 6],
+        ["100x30,0,10001,0", "10001", 15],
+        ["100x30,0,0{50x30,0,0,1,10001x30,51,0,2}", "10001", 29],
+      ] as const
+    ) {
+      const text = await s.fails("select_layout", { windowId: w, layout: layoutString(body) });
+      assertStringIncludes(text, `number ${number} at character ${at} is over 10000`);
+    }
+    assertEquals(
+      await fx.tmux("list-sessions", "-F", "#{session_name}"),
+      "main",
+      "tmux still runs",
+    );
+    // Within bounds, a top cell of another size would resize the window.
+    const other = await s.fails("select_layout", {
+      windowId: w,
+      layout: layoutString("80x24,0,0,0"),
+    });
+    assertStringIncludes(
+      other,
+      `the layout string is for a 80x24 window, but window ${w} is 100x30`,
+    );
+    assertStringIncludes(other, "resize_window");
+    assertEquals(await size(), "100x30", "the window kept its size");
+    // Its own size fits; the pane id after a cell is not a size (tmux skips it).
+    const same = await s.ok<{ window: Win }>("select_layout", {
+      windowId: w,
+      layout: layoutString("100x30,0,0,123456"),
+    });
+    assertEquals([same.window.width, same.window.height], [100, 30]);
+    await fx.tmux("resize-window", "-t", w, "-x", "80", "-y", "24");
+    const resized = await s.ok<{ window: Win }>("select_layout", {
+      windowId: w,
+      layout: layoutString("80x24,0,0,0"),
+    });
+    assertEquals([resized.window.width, resized.window.height], [80, 24]);
+    assertEquals(resized.window.layout, await show(fx, w, "#{window_layout}"));
+  },
+);
+
 workspaceTest("select_window resolves directions to ids and selects by id", async (fx, s) => {
   const sid = await show(fx, "main", "#{session_id}");
   const w0 = await show(fx, "main", "#{window_id}");

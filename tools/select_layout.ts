@@ -35,18 +35,56 @@ export function layoutPanes(body: string): number {
   return cells - splits;
 }
 
+/** Largest size or offset a layout string may name: resize_window's bound on window sizes. */
+const MAX_CELL_NUMBER = 10_000;
+/** One cell's size and offsets; a pane id may follow (tmux skips it unread). */
+const CELL = /(\d+)x(\d+),(\d+),(\d+)/dg;
+
+/** What a layout string arranges: its pane count and its top cell's size. */
+export interface LayoutShape {
+  panes: number;
+  width: number;
+  height: number;
+}
+
 /**
- * Refuses what tmux cannot take, and resolves with the number of panes a
- * layout string arranges (null for a built-in name). tmux 3.3a's
- * select-layout crashes the whole tmux server on a string that is neither a
- * layout name nor starts with a hex checksum (measured: "", "#abc",
- * "zzzz,100x30,0,0,0"), so only the names and well-formed layout strings are
- * passed on.
+ * Refuses a cell number out of bounds: tmux 3.3a resizes the window to the
+ * top cell without a limit (a height of 10^9 makes it allocate until it
+ * dies, taking every session with it), and a zero size breaks later splits.
  */
-function checkLayout(layout: string): number | null {
+function checkCellNumbers(body: string): void {
+  for (const cell of body.matchAll(CELL)) {
+    for (let group = 1; group <= 4; group++) {
+      const value = Number(cell[group]);
+      const at = `${cell[group]} at character ${cell.indices![group]![0] + 6}`;
+      if (value > MAX_CELL_NUMBER) {
+        throw new ToolError(
+          `the layout string's number ${at} is over ${MAX_CELL_NUMBER}`,
+          `Sizes and offsets go up to ${MAX_CELL_NUMBER}; use a layout string as list_windows reported it.`,
+        );
+      }
+      if (group <= 2 && value < 1) {
+        throw new ToolError(
+          `the layout string has a cell of no width or height (${at})`,
+          "Every cell needs at least one column and one row; use a layout string as list_windows reported it.",
+        );
+      }
+    }
+  }
+}
+
+/**
+ * Refuses what tmux cannot take, and resolves with what a layout string
+ * arranges (null for a built-in name). tmux 3.3a's select-layout crashes the
+ * whole tmux server on a string that is neither a layout name nor starts
+ * with a hex checksum (measured: "", "#abc", "zzzz,100x30,0,0,0"), so only
+ * the names and well-formed layout strings are passed on.
+ */
+function checkLayout(layout: string): LayoutShape | null {
   if (BUILT_IN.includes(layout)) return null;
   const match = LAYOUT_STRING.exec(layout);
-  if (!match) {
+  const top = match && /^(\d+)x(\d+),\d+,\d+/.exec(match[2]);
+  if (!match || !top) {
     throw new ToolError(
       "layout is neither a built-in layout name nor a layout string",
       `Use one of ${
@@ -60,31 +98,44 @@ function checkLayout(layout: string): number | null {
       "Use a layout string exactly as list_windows reported it; an edited one needs its checksum recomputed.",
     );
   }
-  // tmux applies cells of no width or height (measured on a one-pane
-  // window: it then reads 0x0, and every later split fails for want of space).
-  for (const [, width, height] of match[2].matchAll(/(\d+)x(\d+)/g)) {
-    if (Number(width) < 1 || Number(height) < 1) {
-      throw new ToolError(
-        "the layout string has a cell of no width or height",
-        "Every cell needs at least one column and one row; use a layout string as list_windows reported it.",
-      );
-    }
-  }
-  return layoutPanes(match[2]);
+  checkCellNumbers(match[2]);
+  return { panes: layoutPanes(match[2]), width: Number(top[1]), height: Number(top[2]) };
 }
 
-/** What the guard prints when the window's pane count is not the layout string's. */
-const OTHER_COUNT = "tmux-mcp-layout-other-count";
+/** A window's size in cells. */
+type Size = { width: number; height: number };
 
-/** The refusal of a layout string for `cells` panes on `windowId`, which has `panes`. */
-function otherCount(windowId: string, cells: number, panes: number): ToolError {
+/** What the guard prints when the window is not the one the layout string describes. */
+const MISFIT = "tmux-mcp-layout-misfit";
+
+/**
+ * The format that holds when the window has the layout's pane count and
+ * size: tmux 3.3a resizes the window to the layout's top cell, and refuses
+ * a string for fewer panes than the window has ("have 3 panes but need 2")
+ * and silently drops cells of one for more.
+ */
+function fits(shape: LayoutShape): string {
+  return `#{==:#{window_panes} #{window_width}x#{window_height},` +
+    `${shape.panes} ${shape.width}x${shape.height}}`;
+}
+
+/** The refusal of a layout string of `shape` for `window`, which it does not describe. */
+function misfit(shape: LayoutShape, window: { windowId: string; panes: number } & Size): ToolError {
+  const pick = `built-in layout (${BUILT_IN.join(", ")}), which fits any window`;
+  if (window.panes !== shape.panes) {
+    return new ToolError(
+      `the layout string is for ${
+        counted(shape.panes, "pane")
+      }, but window ${window.windowId} has ${counted(window.panes, "pane")}`,
+      "A layout string fits only a window with as many panes as it was saved from: read this " +
+        "window's current one with get_window_info ('layout'), add or remove panes first, or use a " +
+        `${pick}.`,
+    );
+  }
   return new ToolError(
-    `the layout string is for ${counted(cells, "pane")}, but window ${windowId} has ${
-      counted(panes, "pane")
-    }`,
-    "A layout string fits only a window with as many panes as it was saved from: read this " +
-      "window's current one with get_window_info ('layout'), add or remove panes first, or use a " +
-      `built-in layout (${BUILT_IN.join(", ")}), which fits any number of panes.`,
+    `the layout string is for a ${shape.width}x${shape.height} window, but window ${window.windowId} is ${window.width}x${window.height}`,
+    `Resize the window to ${shape.width}x${shape.height} first (resize_window), read its current ` +
+      `layout with get_window_info ('layout'), or use a ${pick}.`,
   );
 }
 
@@ -94,8 +145,8 @@ export const selectLayout = defineTool({
   title: "Select layout",
   description:
     "Arranges a window's panes: a built-in layout (even-horizontal, even-vertical, main-horizontal, " +
-    "main-vertical, tiled) or a layout string saved earlier from list_windows' 'layout' (it must be " +
-    "for as many panes as the window has, else it is refused). Returns the window with its new layout " +
+    "main-vertical, tiled) or a layout string saved earlier from list_windows' 'layout' (refused " +
+    "unless the window still has its pane count and size). Returns the window with its new layout " +
     "read back.",
   capability: changesTmux("manage", ["change"]),
   input: z.strictObject({
@@ -106,27 +157,21 @@ export const selectLayout = defineTool({
   }),
   output: z.object({ window: windowView }),
   async handler(args, ctx) {
-    const cells = checkLayout(args.layout);
+    const shape = checkLayout(args.layout);
     const target = windowTarget(args.windowId);
     const select = ["select-layout", "-t", target, args.layout];
-    // tmux 3.3a refuses a string for fewer panes than the window has ("have 3
-    // panes but need 2") and silently drops cells of one for more, so the
-    // window would not get the layout asked for. tmux compares the counts
-    // right before the change, in its round trip, so a pane added meanwhile counts.
+    // tmux checks the window right before the change, in its round trip, so
+    // a pane added or a resize meanwhile counts.
     const [selected, output] = await withoutValues([args.layout], () =>
       ctx.tmux.run([
-        cells === null ? select : runIf(target, `#{==:#{window_panes},${cells}}`, [select], [[
-          "display-message",
-          "-p",
-          OTHER_COUNT,
-        ]]),
+        shape === null
+          ? select
+          : runIf(target, fits(shape), [select], [["display-message", "-p", MISFIT]]),
         windowViewCommand(args.windowId),
       ]));
     const [window] = parseWindows(output);
     if (!window) throw noSuch("window");
-    if (cells !== null && printed(selected, OTHER_COUNT)) {
-      throw otherCount(window.windowId, cells, window.panes);
-    }
+    if (shape !== null && printed(selected, MISFIT)) throw misfit(shape, window);
     return { window };
   },
 });
