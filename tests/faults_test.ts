@@ -17,7 +17,14 @@
 
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
-import { FIXTURE_SHELL, realTmux, type Session, startServer, TmuxFixture } from "./harness.ts";
+import {
+  eventually,
+  FIXTURE_SHELL,
+  realTmux,
+  type Session,
+  startServer,
+  TmuxFixture,
+} from "./harness.ts";
 import { descendants, readTopology, startTopology, within } from "./hardening.ts";
 
 /** Failure bound of one answer; the waits below use far shorter timeouts than this. */
@@ -307,6 +314,53 @@ for (const transport of ["control", "process"] as const) {
       console.log(`faults injected so far: ${faultsInjected}`);
       await server.client.close();
       await Deno.remove(dir, { recursive: true });
+    }
+  });
+}
+
+for (const transport of ["control", "process"] as const) {
+  Deno.test(`faults: a change tmux did not answer in time says it may still happen [${transport}]`, async () => {
+    const fx = await TmuxFixture.start();
+    const s = await startServer(fx.socketPath, { args: ["--transport", transport] });
+    const serverPid = Number(await fx.tmux("display-message", "-p", "#{pid}"));
+    const pane = await fx.shellPane();
+    const mark = `stopped-${crypto.randomUUID().slice(0, 8)}`;
+    let stopped = false;
+    try {
+      Deno.kill(serverPid, "SIGSTOP");
+      stopped = true;
+      faultsInjected++;
+      const call = (name: string, args: Record<string, unknown>) =>
+        s.client.callTool({ name, arguments: args }, undefined, { timeout: BOUND_MS }) as Promise<
+          CallToolResult
+        >;
+      const [typed, listed] = await Promise.all([
+        call("send_keys", { paneId: pane, text: `echo ${mark}`, enter: true }),
+        call("list_sessions", {}),
+      ]);
+      const text = cleanError("send_keys", typed);
+      assertStringIncludes(text, "did not answer");
+      assertStringIncludes(text, "may still");
+      assertStringIncludes(text, "before retrying");
+      // A read that timed out changed nothing: asking again is safe.
+      const read = cleanError("list_sessions", listed);
+      assertStringIncludes(read, "did not answer");
+      assert(!read.includes("may still"), read);
+      Deno.kill(serverPid, "SIGCONT");
+      stopped = false;
+      const screen = () => fx.tmux("capture-pane", "-p", "-t", pane);
+      if (transport === "control") {
+        await eventually(async () => (await screen()).includes(`\n${mark}`), "the keys arrive");
+      }
+      console.log(
+        `send_keys to a stopped tmux [${transport}]: typed after SIGCONT: ${
+          (await screen()).includes(mark)
+        }`,
+      );
+    } finally {
+      if (stopped) Deno.kill(serverPid, "SIGCONT");
+      await s.close();
+      await fx.close();
     }
   });
 }

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { beginLoudCommands, quietCommands } from "./control_client.ts";
+import { beginLoudCommands, quietCommands, rereadable } from "./control_client.ts";
 import { ControlTransport } from "./control_transport.ts";
 import { TmuxError } from "./errors.ts";
 import { ProcessTransport } from "./process_transport.ts";
@@ -63,6 +63,21 @@ export function createTransport(
   return new ProcessTransport(binary, socketArgs(socket), socketLabel(socket));
 }
 
+/**
+ * A timed-out change, told as one that may still happen: tmux keeps a
+ * command it has not answered queued (a hung or stopped server, a stuck
+ * hook) and runs it once it can, so a blind retry could type or create twice.
+ */
+function mayStillRun(error: unknown): unknown {
+  if (!(error instanceof TmuxError) || error.kind !== "timeout") return error;
+  return new TmuxError(
+    "timeout",
+    `${error.message}; tmux may still make the change once it runs again`,
+    "Check the current state (list_panes, capture_pane, list_sessions) before retrying, " +
+      "or the change may happen twice.",
+  );
+}
+
 /** The driven tmux server. */
 export class Tmux {
   #socketPath: string | undefined;
@@ -85,6 +100,14 @@ export class Tmux {
 
   /** Runs commands in one round trip; resolves with each command's output. */
   async run(commands: string[][], options?: RunOptions): Promise<string[]> {
+    try {
+      return await this.#run(commands, options);
+    } catch (error) {
+      throw rereadable(commands) ? error : mayStillRun(error);
+    }
+  }
+
+  async #run(commands: string[][], options?: RunOptions): Promise<string[]> {
     if (quietCommands(commands)) return await this.transport.run(commands, options);
     // Kept apart from our control clients' attaches: see control_client.ts.
     const done = await beginLoudCommands();
