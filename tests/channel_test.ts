@@ -7,6 +7,7 @@
 
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
 import { childProcesses, type Session, withServer } from "./harness.ts";
+import { MAX_WAITS } from "../tmux/wait_for.ts";
 
 interface ChannelResult {
   channel: string;
@@ -114,6 +115,38 @@ Deno.test("wait_for_channel: cancelling kills and reaps the tmux wait-for", asyn
       await session.ok("list_sessions");
     }
     assertEquals(await childrenWith(session.transport.pid!, "wait-for"), [], "no wait-for left");
+  });
+});
+
+Deno.test("wait_for_channel: waits beyond the cap are refused, and served again once one ends", async () => {
+  await withServer({}, async (fixture, session) => {
+    const pid = session.transport.pid!;
+    // Each wait is a tmux process: without a cap, 300 calls made 301 of them.
+    const waiting = Array.from(
+      { length: MAX_WAITS },
+      () => session.ok<ChannelResult>("wait_for_channel", { channel: "many", timeoutSeconds: 30 }),
+    );
+    // Should the test fail early, closing the server rejects these: not as uncaught errors.
+    for (const wait of waiting) wait.catch(() => {});
+    const began = performance.now();
+    while ((await childrenWith(pid, "wait-for")).length < MAX_WAITS) {
+      assert(performance.now() - began < BOUND_MS, "the waits never all started");
+      await session.ok("list_sessions");
+    }
+    const refused = await session.fails("wait_for_channel", { channel: "more", timeoutSeconds: 1 });
+    assertStringIncludes(refused, `${MAX_WAITS} waits`);
+    assertStringIncludes(refused, "Call again once one has ended");
+    assertEquals((await childrenWith(pid, "wait-for")).length, MAX_WAITS, "no process for it");
+    // One signal wakes every waiter of the channel.
+    await fixture.tmux("wait-for", "-S", "many");
+    const ended = await Promise.all(waiting);
+    assert(ended.every((r) => r.signalled), JSON.stringify(ended));
+    await fixture.tmux("wait-for", "-S", "more");
+    const again = await session.ok<ChannelResult>("wait_for_channel", {
+      channel: "more",
+      timeoutSeconds: 20,
+    });
+    assertEquals(again.signalled, true);
   });
 });
 

@@ -37,9 +37,19 @@ const RELEASE_GRACE_MS = 2_000;
 export const CHANNEL_NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
 
 /**
+ * Most waits at once. Each is a tmux client process of a few MB, and
+ * nothing else bounds how many calls wait in parallel.
+ */
+export const MAX_WAITS = 32;
+
+/** Waits running now. */
+let waits = 0;
+
+/**
  * Waits until `channel` is signalled (`tmux wait-for -S`) or `timeoutMs`
  * passes. tmux also ends a waiter when its server exits; that is reported as
- * a `no_server` TmuxError, never as "signalled".
+ * a `no_server` TmuxError, never as "signalled". Refused while
+ * {@link MAX_WAITS} waits run.
  */
 export async function waitForChannel(
   tmux: Tmux,
@@ -53,6 +63,27 @@ export async function waitForChannel(
       "Use 1 to 128 characters from A-Z, a-z, 0-9, _ . : -.",
     );
   }
+  if (waits >= MAX_WAITS) {
+    throw new TmuxError(
+      "failed",
+      `${MAX_WAITS} waits (wait_for_channel, run_shell_command) are already running, the most at once`,
+      "Call again once one has ended, or cancel one no longer needed.",
+    );
+  }
+  waits++;
+  try {
+    return await waitOnce(tmux, channel, options);
+  } finally {
+    waits--;
+  }
+}
+
+/** {@link waitForChannel} for a valid channel, one process. */
+async function waitOnce(
+  tmux: Tmux,
+  channel: string,
+  options: WaitOptions,
+): Promise<"signalled" | "timeout"> {
   // The server's pid before and after tells a signal from a server that
   // exited (or was replaced) during the wait.
   const before = await serverPid(tmux);
