@@ -86,6 +86,25 @@ function describeIssues(error: unknown): string {
     .join("; ");
 }
 
+/**
+ * The path of the first own `__proto__` key in a request's params, or null.
+ * JSON.parse makes it an ordinary key, but the SDK's schemas copy objects
+ * by assignment, which drops it silently: a tool would run as if the name
+ * had not been sent. Walked without recursion: a line may nest deeply.
+ */
+function protoKeyPath(params: unknown): string | null {
+  const stack: [unknown, string][] = [[params, "params"]];
+  while (stack.length > 0) {
+    const [value, path] = stack.pop()!;
+    if (typeof value !== "object" || value === null) continue;
+    for (const key of Object.keys(value)) {
+      if (key === "__proto__") return `${path}.${key}`;
+      stack.push([(value as Record<string, unknown>)[key], `${path}.${key}`]);
+    }
+  }
+  return null;
+}
+
 /** Throws when `method` needs `capability` and `announced()` lacks it. */
 function requireAnnounced(
   capability: keyof ServerCapabilities | undefined,
@@ -130,6 +149,13 @@ export class ProtocolServer extends Protocol<ServerRequest, ServerNotification, 
     // the parse below decides the answer.
     const byMethod = z.looseObject({ method: z.literal(method) }) as unknown as T;
     super.setRequestHandler(byMethod, (request, extra) => {
+      const proto = protoKeyPath(request.params);
+      if (proto) {
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `invalid ${method} request: ${proto}: the name "__proto__" is not accepted; remove it`,
+        );
+      }
       const parsed = safeParse(requestSchema, request);
       if (!parsed.success) {
         throw new McpError(

@@ -206,3 +206,36 @@ Deno.test("stdio wire: split bytes, CRLF, a garbage line, initialize, ping, task
     await fx.close();
   }
 });
+
+Deno.test("stdio wire: a __proto__ name is refused by name, at the top of the arguments or inside", async () => {
+  const fx = await TmuxFixture.start();
+  try {
+    const server = rawServer(["-S", fx.socketPath]);
+    await server.initialize();
+    // Written as text: JSON.stringify of an object literal would drop the key.
+    await server.write(
+      '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_sessions",' +
+        '"arguments":{"__proto__":1}}}\n' +
+        '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"create_session",' +
+        '"arguments":{"name":"proto","environment":{"__proto__":"x","KEPT":"y"}}}}\n',
+    );
+    // The SDK's schemas would drop the key silently; the request is refused before them.
+    for (const [id, path] of [[2, "arguments"], [3, "arguments.environment"]] as const) {
+      const error = (await server.answer(id)).error as { code: number; message: string };
+      assertEquals(error.code, -32602);
+      assertStringIncludes(
+        error.message,
+        `invalid tools/call request: params.${path}.__proto__: the name "__proto__" is not accepted`,
+      );
+    }
+    assertEquals(
+      await fx.tmux("list-sessions", "-F", "#{session_name}"),
+      "main",
+      "no session made",
+    );
+    await server.hangUp();
+    assertEquals((await server.child.status).code, 0);
+  } finally {
+    await fx.close();
+  }
+});
