@@ -120,6 +120,8 @@ function requireAnnounced(
 export class ProtocolServer extends Protocol<ServerRequest, ServerNotification, ServerResult> {
   readonly #info: Implementation;
   readonly #options: ProtocolServerOptions;
+  /** An initialize request has been answered. */
+  #initialized = false;
 
   /** A server named by `info`, announcing `options`. */
   constructor(info: Implementation, options: ProtocolServerOptions) {
@@ -149,6 +151,7 @@ export class ProtocolServer extends Protocol<ServerRequest, ServerNotification, 
     // the parse below decides the answer.
     const byMethod = z.looseObject({ method: z.literal(method) }) as unknown as T;
     super.setRequestHandler(byMethod, (request, extra) => {
+      this.#followLifecycle(method);
       const proto = protoKeyPath(request.params);
       if (proto) {
         throw new McpError(
@@ -170,7 +173,29 @@ export class ProtocolServer extends Protocol<ServerRequest, ServerNotification, 
   /** Called when the client says initialization is complete. */
   oninitialized?: () => void;
 
+  /**
+   * Refuses what the MCP lifecycle does not allow: a request other than ping
+   * before initialize, and a second initialize (which would answer another
+   * protocol version than the session runs).
+   */
+  #followLifecycle(method: string): void {
+    if (method === "ping") return;
+    if (method === "initialize" && this.#initialized) {
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        "the session is already initialized; to start over, start a new connection",
+      );
+    }
+    if (method !== "initialize" && !this.#initialized) {
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `${method} before initialize: send initialize first (only ping is served before it)`,
+      );
+    }
+  }
+
   #initialize(request: InitializeRequest): InitializeResult {
+    this.#initialized = true;
     const requested = request.params.protocolVersion;
     return {
       protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(requested)

@@ -239,3 +239,48 @@ Deno.test("stdio wire: a __proto__ name is refused by name, at the top of the ar
     await fx.close();
   }
 });
+
+Deno.test("stdio wire: only ping is served before initialize, and initialize only once", async () => {
+  const fx = await TmuxFixture.start();
+  try {
+    const server = rawServer(["-S", fx.socketPath]);
+    const initialize = (id: number, protocolVersion: string) =>
+      server.send({
+        id,
+        method: "initialize",
+        params: { protocolVersion, capabilities: {}, clientInfo: { name: "raw", version: "0" } },
+      });
+    await server.send({ id: 1, method: "tools/list" });
+    await server.send({
+      id: 2,
+      method: "tools/call",
+      params: { name: "list_sessions", arguments: {} },
+    });
+    await server.send({ id: 3, method: "ping" });
+    for (const [id, method] of [[1, "tools/list"], [2, "tools/call"]] as const) {
+      const error = (await server.answer(id)).error as { code: number; message: string };
+      assertEquals(error?.code, -32600, `${method} before initialize`);
+      assertStringIncludes(error.message, `${method} before initialize: send initialize first`);
+    }
+    assertEquals((await server.answer(3)).result, {});
+
+    await initialize(4, "2025-06-18");
+    const init = (await server.answer(4)).result as { protocolVersion: string };
+    assertEquals(init.protocolVersion, "2025-06-18");
+    await server.send({ method: "notifications/initialized" });
+    await server.send({ id: 5, method: "tools/list" });
+    assert(((await server.answer(5)).result as { tools: unknown[] }).tools.length > 0);
+    // A second initialize would answer another version than the session runs.
+    await initialize(6, "2025-03-26");
+    const again = (await server.answer(6)).error as { code: number; message: string };
+    assertEquals(again?.code, -32600);
+    assertStringIncludes(again.message, "already initialized");
+    await server.send({ id: 7, method: "ping" });
+    assertEquals((await server.answer(7)).result, {});
+
+    await server.hangUp();
+    assertEquals((await server.child.status).code, 0);
+  } finally {
+    await fx.close();
+  }
+});
