@@ -10,4 +10,4 @@ import { CHANNEL_NAME } from "../tmux/wait_for.ts";
 /** A tmux wait-for channel name (CONTRACT §6). */
 export const channelName = z.string().regex(CHANNEL_NAME, {
   error: "must be 1 to 128 characters from A-Z, a-z, 0-9, _ . : -",
-}).describe("Channel name: 1 to 128 characters from A-Z, a-z, 0-9, _ . : -.");
+});

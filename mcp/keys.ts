@@ -160,16 +160,17 @@ export function checkTypedText(text: string, where = ""): void {
   }
 }
 
-/** The input schema pieces of one typing operation. */
+/** The input schema pieces of one typing operation, undescribed (a batch's rows repeat them). */
+export const bareTypingFields = {
+  text: z.string().max(100_000).nullish(),
+  keys: z.array(z.string().min(1).max(32)).min(1).max(64).nullish(),
+};
+
+/** {@link bareTypingFields} described, as send_keys lists them. */
 export const typingFields = {
-  text: z.string().max(100_000).nullish().describe(
-    "Text typed literally (no key names are interpreted). No control characters except tab: " +
-      "use keys or enter for Enter, and paste_text for multi-line text.",
-  ),
-  keys: z.array(z.string().min(1).max(32)).min(1).max(64).nullish().describe(
-    'tmux key names pressed in order after the text, e.g. ["C-c"], ["Escape", ":", "w", "q", ' +
-      '"Enter"], ["Up"], ["F5"], ["M-x"]. Modifiers: C- (Ctrl), M- (Alt/Meta), S- (Shift; S-Tab is sent as BTab, S-a as A). ' +
-      "tmux cannot send S- or C- with Enter, Escape or BSpace, S-Space or C-Tab: refused.",
+  text: bareTypingFields.text.describe("Typed literally, no key names."),
+  keys: bareTypingFields.keys.describe(
+    'tmux key names pressed after the text, e.g. ["C-c"], ["Escape", ":", "w", "Enter"].',
   ),
 };
 

@@ -114,15 +114,41 @@ export type AnyTool = ToolDef<any, any>;
 /** The opening sentence of a description, chosen by the tool's class. */
 export function classSentence(capability: Capability): string {
   if (capability.tmuxEffects.includes("delete")) {
-    return "Destroys tmux objects and whatever runs in them.";
+    return "Can delete for good.";
   }
   if (capability.processReach === "pane-input" || capability.processReach === "pane-command") {
-    return "Types into a pane, so the program running there acts on it.";
+    return "Types into a pane's program.";
   }
   if (capability.tmuxEffects.includes("change")) {
-    return "Changes tmux objects without typing into any pane.";
+    return "Changes tmux; types nothing.";
   }
-  return "Reads pane output and tmux state without changing anything.";
+  return "Read-only.";
+}
+
+/** The MCP tool annotations a client decides auto-approval by. */
+export interface Annotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/**
+ * The annotations `capability` makes true: only observing is read-only and
+ * idempotent; deleting, or typing into a program that may do anything, is
+ * destructive; pane text and pane programs are the open world.
+ */
+export function annotationsOf(capability: Capability): Annotations {
+  const observes = capability.tmuxEffects.every((effect) => effect === "observe") &&
+    capability.processReach === "none";
+  return {
+    readOnlyHint: observes,
+    destructiveHint: capability.tmuxEffects.includes("delete") ||
+      capability.processReach === "pane-input" || capability.processReach === "pane-command",
+    idempotentHint: observes,
+    openWorldHint: capability.processReach !== "none" ||
+      capability.outputClasses.includes("terminal-content"),
+  };
 }
 
 /** Capability record of an inspect tool that returns only tmux metadata. */

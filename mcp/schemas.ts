@@ -10,43 +10,42 @@ import { LABEL_MAX_BYTES } from "../tmux/format.ts";
 import { CUT_MARK } from "../tmux/utf8.ts";
 import { PANE_ID, SESSION_ID, WINDOW_ID } from "../tmux/targets.ts";
 
+/**
+ * A string checked against `pattern` on the server only: an id's regex in
+ * every listed schema costs bytes the model reads, and says less than `%3`.
+ */
+function idOf(pattern: RegExp, error: string) {
+  return z.string().refine((value) => pattern.test(value), { error });
+}
+
 /** A pane id such as `%3`. */
-export const paneId = z.string().regex(PANE_ID, {
-  error: "must be a pane id such as %3 (no leading zeros)",
-})
-  .describe("A pane id such as %3, as list_panes reports it.");
+export const paneId = idOf(PANE_ID, "must be a pane id such as %3 (no leading zeros)");
 
 /** A pane id, or omitted/null for this server's own pane or else the first session's active pane. */
 export const optionalPaneId = paneId.nullish().describe(
-  "A pane id such as %3. Omit for this server's own pane, or else the active pane of the first session.",
+  "Pane id (%3); default: your own, else the first session's active pane.",
 );
 
 /** A window id such as `@2`. */
-export const windowId = z.string().regex(WINDOW_ID, {
-  error: "must be a window id such as @2 (no leading zeros)",
-})
-  .describe("A window id such as @2, as list_windows reports it.");
+export const windowId = idOf(WINDOW_ID, "must be a window id such as @2 (no leading zeros)");
 
 /** A session id such as `$1`. */
 export const sessionId = z.string().regex(SESSION_ID, {
   error: "must be a session id such as $1 (no leading zeros)",
 });
 
-const SESSION_ID_FIRST =
-  "A value starting with $ is read as an id, never as a name (as tmux does).";
-
 /** A session id (`$1`) or an exact session name. */
 export const session = z.string().min(1).max(256)
-  .describe(`A session id such as $1, or a session's exact name. ${SESSION_ID_FIRST}`);
+  .describe("Session id ($1) or exact name.");
 
 /** An optional {@link session}; `what` says what it selects and what omitting it means. */
 export function optionalSession(what: string) {
-  return session.nullish().describe(`${what} ${SESSION_ID_FIRST}`);
+  return session.nullish().describe(what);
 }
 
 /** The `maxLines` argument of text-returning tools. */
 export const maxLines = z.int().min(1).max(100_000).nullish().describe(
-  "Maximum returned lines, newest kept. Omit for the server default (--max-lines, 500 unless set).",
+  "Most lines, newest kept.",
 );
 
 /**
@@ -54,8 +53,7 @@ export const maxLines = z.int().min(1).max(100_000).nullish().describe(
  * bound: CONTRACT §4 says a larger timeout is clamped, never refused.
  */
 export const timeoutSeconds = z.number().min(0).nullish().describe(
-  "Seconds to wait (any non-negative number). Omit for the ceiling (--wait-max-seconds, 30 unless set); " +
-    "larger values are clamped to it and the result reports the effective timeout.",
+  "Default and ceiling: --wait-max-seconds.",
 );
 
 /** Budgeted text, newest lines kept. */

@@ -29,7 +29,6 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 // @ts-types="@modelcontextprotocol/sdk/shared/protocol"
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import { z } from "zod";
 import type { Caller } from "../tmux/caller.ts";
 import type { Tmux } from "../tmux/client.ts";
 import { TmuxError } from "../tmux/errors.ts";
@@ -37,7 +36,9 @@ import { parseArguments } from "./arguments.ts";
 import { utf8Length } from "./budget.ts";
 import { noteUnoffered, ToolError } from "./errors.ts";
 import { CATALOG } from "./catalog.ts";
+import { inputJsonSchema, outputJsonSchema } from "./json_schema.ts";
 import {
+  annotationsOf,
   type AnyTool,
   type CallOutcome,
   CAPABILITY_META_KEY,
@@ -94,28 +95,15 @@ export function listingKey(resources: readonly { uri: string }[]): string {
   return JSON.stringify(resources.map((r) => r.uri).sort());
 }
 
-/** Converts a zod schema to the JSON Schema sent in `tools/list`. */
-export function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
-  delete json.$schema;
-  return json;
-}
-
 /** The `tools/list` entry of `tool`. */
 export function toolListing(tool: AnyTool) {
   return {
     name: tool.name,
     title: tool.title,
     description: `${classSentence(tool.capability)} ${tool.description}`,
-    inputSchema: jsonSchemaOf(tool.input, "input") as { type: "object" },
-    outputSchema: jsonSchemaOf(tool.output, "output") as { type: "object" },
-    annotations: {
-      title: tool.title,
-      readOnlyHint: false,
-      destructiveHint: true,
-      idempotentHint: false,
-      openWorldHint: true,
-    },
+    inputSchema: inputJsonSchema(tool.input) as { type: "object" },
+    outputSchema: outputJsonSchema(tool.output) as { type: "object" },
+    annotations: annotationsOf(tool.capability),
     _meta: { [CAPABILITY_META_KEY]: tool.capability },
   };
 }

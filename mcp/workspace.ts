@@ -20,11 +20,11 @@ import { getPane, type PaneView } from "../tmux/views.ts";
 import { ToolError } from "./errors.ts";
 import type { ToolContext } from "./registry.ts";
 
-const NO_NUL = /^[^\0]*$/;
-
-/** A name or title: `min`–`max` characters without NUL. */
+/** A name or title: `min`–`max` characters without NUL (checked here, not in the listed schema). */
 export function nameText(max = 256, min = 1) {
-  return z.string().min(min).max(max).regex(NO_NUL, { error: "must not contain NUL characters" });
+  return z.string().min(min).max(max).refine((text) => !text.includes("\0"), {
+    error: "must not contain NUL characters",
+  });
 }
 
 /** Why a new session name may not start with `$` (see {@link sessionName}). */
@@ -43,12 +43,11 @@ export function sessionName() {
 
 /** An absolute directory for a new pane's process. */
 export const startDirectory = z.string().min(1).max(4096)
-  .regex(/^\/[^\0]*$/, { error: "must be an absolute path (starting with /)" })
+  .refine((path) => path.startsWith("/") && !path.includes("\0"), {
+    error: "must be an absolute path (starting with /)",
+  })
   .nullish()
-  .describe(
-    "Absolute directory the new process starts in. tmux cannot report a missing directory, so the " +
-      "result says whether the shell's directory read back as this path (startDirectoryConfirmed).",
-  );
+  .describe("Absolute path.");
 
 /** The result field saying whether a new process's directory read back as the one asked for. */
 export const startDirectoryConfirmed = z.boolean().optional().describe(
@@ -74,12 +73,7 @@ export const environment = z.record(z.string(), z.string())
     if (problem) ctx.addIssue({ code: "custom", message: problem });
   })
   .nullish()
-  .describe(
-    "Environment variables (NAME: value) set only for the new process; values are never logged or returned. " +
-      "PATH is replaced by this server's own when the call goes through a tmux process of its own " +
-      "(--transport process, or no tmux server running yet): tmux 3.3a gives a process it starts for " +
-      "such a client the client's PATH, and such a call may carry at most 16,000 bytes in all.",
-  );
+  .describe("For the new shell only (never logged).");
 
 /** The `-e NAME=value` arguments for `env`. */
 export function environmentArgs(env: Record<string, string> | null | undefined): string[] {

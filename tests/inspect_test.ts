@@ -727,16 +727,18 @@ serverTest(
     assert(names.includes("list_panes"));
     assert(!names.includes("capture_pane"), "excluded");
     for (const tool of tools) {
-      const meta =
-        (tool._meta as Record<string, { toolset: string }>)["com.git-pull.libtmux-mcp/capability"];
+      const meta = (tool._meta as Record<string, { toolset: string; outputClasses: string[] }>)[
+        "com.git-pull.libtmux-mcp/capability"
+      ];
       assertEquals(meta.toolset, "inspect");
+      // Inspect tools only observe: read-only, never destructive, safe to repeat;
+      // the open world is the text panes show.
       assertEquals(tool.annotations, {
-        title: tool.title,
-        readOnlyHint: false,
-        destructiveHint: true,
-        idempotentHint: false,
-        openWorldHint: true,
-      });
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: meta.outputClasses.includes("terminal-content"),
+      }, tool.name);
       assertEquals(
         (tool.inputSchema as { additionalProperties?: boolean }).additionalProperties,
         false,

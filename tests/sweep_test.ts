@@ -266,11 +266,11 @@ class Generator {
 
   /** Ids for id-shaped fields: mostly real, sometimes absent or malformed. */
   idFor(schema: Schema, name: string, mode: Mode, topo: Topology): string | undefined {
-    const pattern = String(schema.pattern ?? "");
     const real = (list: string[], fallback: string) => list.length ? this.pick(list) : fallback;
     const missing = mode === "boundary" && this.chance(0.5);
-    if (pattern === "^%\\d+$") return missing ? "%999999" : real(topo.panes, "%0");
-    if (pattern === "^@\\d+$") return missing ? "@999999" : real(topo.windows, "@0");
+    // Ids carry no pattern in the listed schemas (the server checks them): go by name.
+    if (/paneId$/i.test(name)) return missing ? "%999999" : real(topo.panes, "%0");
+    if (/windowId$/i.test(name)) return missing ? "@999999" : real(topo.windows, "@0");
     if (/session/i.test(name) && !/^new/i.test(name)) {
       if (missing) return this.pick(["$999999", `gone-${this.token()}`, "$", "=alpha"]);
       if (mode === "valid") {
@@ -285,7 +285,9 @@ class Generator {
     const t = this.token();
     const pattern = String(schema.pattern ?? "");
     if (name === "channel") return this.pick([`ch.${t}`, `-${t}`, `${t}:x-y`]);
-    if (pattern.startsWith("^\\/")) return this.pick(["/tmp", "/", this.dir, `/nonexistent/${t}`]);
+    if (name === "startDirectory") {
+      return this.pick(["/tmp", "/", this.dir, `/nonexistent/${t}`]);
+    }
     if (name === "command") {
       return this.pick([
         `echo ${t}`,

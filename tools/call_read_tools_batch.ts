@@ -42,22 +42,20 @@ export function nestable(selected: readonly AnyTool[]): AnyTool[] {
   );
 }
 
+/**
+ * The batch's input: each row names a tool from the enum and carries that
+ * tool's arguments, checked against its own schema when the row runs (so the
+ * row's error names the argument). Nesting every schema would repeat them all.
+ */
 function inputFor(nested: readonly AnyTool[]) {
-  const operation = nested.length === 0
-    ? z.strictObject({ tool: z.string(), arguments: z.record(z.string(), z.unknown()).nullish() })
-    : z.discriminatedUnion(
-      "tool",
-      nested.map((tool) =>
-        z.strictObject({ tool: z.literal(tool.name), arguments: tool.input.nullish() })
-      ) as unknown as [z.ZodObject, ...z.ZodObject[]],
-    );
+  const names = nested.map((tool) => tool.name);
+  const tool = names.length === 0 ? z.string() : z.enum(names as [string, ...string[]]);
   return z.strictObject({
-    operations: z.array(operation).min(1).max(16).describe(
-      "Between 1 and 16 inspect calls, run in order; the batch is approved once for all of them.",
-    ),
-    onError: z.enum(["stop", "continue"]).default("stop").describe(
-      "stop ends at the first failed call; continue runs the rest.",
-    ),
+    operations: z.array(z.strictObject({
+      tool,
+      arguments: z.record(z.string(), z.unknown()).nullish().describe("That tool's arguments."),
+    })).min(1).max(16),
+    onError: z.enum(["stop", "continue"]).default("stop"),
   });
 }
 
@@ -65,11 +63,8 @@ function build(nested: readonly AnyTool[]): AnyTool {
   return defineTool({
     name: READ_BATCH,
     title: "Call read tools batch",
-    description:
-      "Runs up to 16 inspect tools in order in one request and returns each one's result. " +
-      `Nested tools: ${nested.map((t) => t.name).join(", ") || "none"}. ` +
-      `The complete response is capped at ${BATCH_RESPONSE_MAX_BYTES} bytes: results are nulled from the last ` +
-      "row backwards to fit, and truncatedBytes says how many bytes were dropped.",
+    description: "Runs up to 16 other read tools in one call; each row has its result or error. " +
+      `Results past ${BATCH_RESPONSE_MAX_BYTES} response bytes are nulled from the last row.`,
     capability: readsTerminal(),
     input: inputFor(nested),
     output,

@@ -23,26 +23,16 @@ const line = z.int().min(-2_000_000).max(100_000);
 export const capturePane = defineTool({
   name: "capture_pane",
   title: "Capture pane",
-  description: "Returns the text a pane shows, newest lines kept within the budgets. " +
-    "includeHistory adds the scrollback; start/end pick rows (0 is the top visible row, negative rows are history; " +
-    "start not below end; rows the pane does not hold are counted in rowsNotHeld, never replaced by others). " +
-    "A pane in copy mode is read as its program left it, not at the place scrolled to. " +
-    "For repeated reads prefer capture_since, which returns only what is new.",
+  description: "The text a pane shows, or rows start..end. For repeated reads use capture_since; " +
+    "with cursor and state, snapshot_pane.",
   capability: readsTerminal(),
   input: z.strictObject({
     paneId: optionalPaneId,
-    includeHistory: z.boolean().default(false).describe(
-      "Include the scrollback above the visible screen.",
-    ),
-    start: line.nullish().describe(
-      "First row: 0 is the top visible row, negative rows are history. Omit for the top of the " +
-        "screen, or of the history with includeHistory.",
-    ),
-    end: line.nullish().describe("Last row, not above start. Omit for the bottom of the screen."),
+    includeHistory: z.boolean().default(false),
+    start: line.nullish().describe("First row (0: top visible; negative: history)."),
+    end: line.nullish().describe("Last row (default: bottom of the screen)."),
     maxLines,
-    joinWrappedLines: z.boolean().default(false).describe(
-      "Join lines that tmux wrapped at the pane's width.",
-    ),
+    joinWrappedLines: z.boolean().default(false),
   }),
   output: z.object({
     paneId: z.string(),

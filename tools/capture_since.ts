@@ -24,17 +24,8 @@ const START_AGAIN = "Call capture_since without a cursor to start again from the
 export const captureSince = defineTool({
   name: "capture_since",
   title: "Capture since",
-  description:
-    "Returns what a pane wrote since the previous call. Without a cursor: the visible screen " +
-    "and a cursor. With the cursor from the previous call: only the rows written or rewritten since (a " +
-    "progress line redrawn in place counts), however far the pane scrolled, and a new cursor; nothing new " +
-    "gives no lines. If tmux dropped history the cursor pointed into (clear-history, a burst longer than " +
-    "the history limit), or may have and cannot tell, anchorLost and linesMissed say so and the new rows " +
-    "tmux still holds are returned. A height change " +
-    "(resize, split, a sibling closed) keeps the place. A width change re-wraps the rows, so anchorLost " +
-    "is true and only the screen is returned (read older new lines with capture_pane). A cursor works " +
-    "only with this server process and that pane's current program. wait_for_text takes the cursor " +
-    "too, to wait for output written since it (take one before sending keys).",
+  description: "What a pane wrote since a cursor (none: the screen): only rows written or " +
+    "rewritten, however far it scrolled, and a new cursor (wait_for_text takes it too).",
   capability: readsTerminal(),
   // The cursor is never cut and grows with the pane's height, so no maxLines helps.
   overBudgetHint: "The cursor alone (about 11 bytes per screen row) is over the budget: raise " +
@@ -42,7 +33,7 @@ export const captureSince = defineTool({
   input: z.strictObject({
     paneId: optionalPaneId,
     cursor: z.string().max(8192).nullish().describe(
-      "The cursor the previous capture_since returned. Omit to start from the visible screen.",
+      "From a previous capture_since or wait_for_text; omit to start.",
     ),
     maxLines,
   }),

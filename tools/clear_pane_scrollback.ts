@@ -13,10 +13,7 @@ import { listPanesCommand, parsePanes } from "../tmux/views.ts";
 export const clearPaneScrollback = defineTool({
   name: "clear_pane_scrollback",
   title: "Clear pane scrollback",
-  description:
-    "Deletes a pane's scrollback history (the lines above the visible screen) for good; the visible " +
-    "screen and the running program are untouched. Returns the pane, its historySize read back. " +
-    "Refuses the pane this server runs in.",
+  description: "Clears a pane's scrollback; the screen and program stay.",
   capability: changesTmux("teardown", ["delete"]),
   input: z.strictObject({ paneId }),
   output: z.object({ pane: paneView }),

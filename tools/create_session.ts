@@ -36,22 +36,15 @@ const cells = z.int().min(1).max(10_000).nullish();
 export const createSession = defineTool({
   name: "create_session",
   title: "Create session",
-  description:
-    "Starts a new detached session whose one window runs the default shell, and returns the session, " +
-    "window and pane read back from tmux. Names are taken literally (#{...} and #(...) stay text); tmux " +
-    "stores ':' and '.' in a session name as '_', and escapes in it a backslash, a control character " +
-    "or a $ before a letter, _ or { (\\\\, \\t, \\001, \\$HOME); the window name is stored as given. Omit " +
-    "name for tmux's next number. environment sets variables for the new shell only. Starts this " +
-    "server's own tmux server when it is not running.",
+  description: "Starts a detached session running the default shell (and this server's own tmux " +
+    "server if needed).",
   capability: changesTmux("execute", ["change"], { processReach: "configured-process" }),
   input: z.strictObject({
-    name: sessionName().nullish().describe(
-      "Session name, taken literally; it may not start with $, which tmux reads as a session id.",
-    ),
-    windowName: nameText().nullish().describe("Name of the first window, taken literally."),
+    name: sessionName().nullish().describe("Omit for tmux's next number."),
+    windowName: nameText().nullish(),
     startDirectory,
-    width: cells.describe("Window width in columns (default 80)."),
-    height: cells.describe("Window height in rows (default 24)."),
+    width: cells.describe("Columns (default 80)."),
+    height: cells.describe("Rows (default 24)."),
     environment,
   }),
   output: z.object({

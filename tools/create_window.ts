@@ -55,17 +55,14 @@ export const createWindow = defineTool({
   name: "create_window",
   title: "Create window",
   description:
-    "Opens a new window running the default shell at the first free index of a session, without " +
-    "changing the session's current window, and returns the window and its pane read back from tmux. " +
-    "Omit session for the session this server runs in, or else the first session. The name is taken " +
-    "literally (#{...} and #(...) stay text) and stored as given. environment sets variables for " +
-    "the new shell only.",
+    "Opens a window running the default shell in a session (default: your own, else the " +
+    "first) without making it current.",
   capability: changesTmux("execute", ["change"], { processReach: "configured-process" }),
   input: z.strictObject({
     session: optionalSession(
-      "A session id or name. Omit for this server's own session, or else the first session.",
+      "Omit: your own session, else the first.",
     ),
-    name: nameText().nullish().describe("Window name, taken literally."),
+    name: nameText().nullish().describe("Window name."),
     startDirectory,
     environment,
   }),

@@ -26,15 +26,14 @@ export const findPaneByPosition = defineTool({
   name: "find_pane_by_position",
   title: "Find pane by position",
   description:
-    "Returns the pane at a corner of a window (corner) or with a zero-based pane index (position). " +
-    "Give exactly one of the two.",
+    "The pane at a corner of a window, or at a position in tmux's pane order. Give one " +
+    "of the two.",
   capability: readsMetadata(),
   input: z.strictObject({
     windowId,
-    corner: z.enum(CORNERS).nullish().describe("top-left, top-right, bottom-left or bottom-right."),
+    corner: z.enum(CORNERS).nullish(),
     position: z.int().min(0).max(10_000).nullish().describe(
-      "The zero-based pane index: 0 is the window's first pane in tmux's order, whatever " +
-        "pane-base-index is (with pane-base-index 1, position 0 is the pane tmux numbers 1).",
+      "0 is the first pane, whatever pane-base-index is.",
     ),
   }),
   output: z.object({ pane: paneView }),

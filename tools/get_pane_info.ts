@@ -10,9 +10,7 @@ import { getPane } from "../tmux/views.ts";
 export const getPaneInfo = defineTool({
   name: "get_pane_info",
   title: "Get pane info",
-  description:
-    "Returns one pane's id, window, session, size, title, state, running command, directory, " +
-    "process id and history size.",
+  description: "One pane: ids, size, title, state, command, directory, pid, history size.",
   capability: readsMetadata(),
   input: z.strictObject({ paneId }),
   output: z.object({ pane: paneView }),

@@ -19,8 +19,8 @@ export const getServerInfo = defineTool({
   name: "get_server_info",
   title: "Get server info",
   description:
-    "Returns the driven tmux server's socket path, process id, start time, version and counts of " +
-    "sessions, windows, panes and attached clients, and whether it is this MCP server's own tmux server.",
+    "The tmux server's socket, pid, version, start time, counts, and whether it is this " +
+    "server's own.",
   capability: readsMetadata(),
   input: z.strictObject({}),
   output: z.object({

@@ -15,7 +15,7 @@ import {
 export const getSessionInfo = defineTool({
   name: "get_session_info",
   title: "Get session info",
-  description: "Returns one session (by id such as $1 or by exact name) with all its windows.",
+  description: "One session with all its windows.",
   capability: readsMetadata(),
   input: z.strictObject({ session }),
   output: z.object({ session: sessionView, windows: z.array(windowView) }),

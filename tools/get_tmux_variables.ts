@@ -15,11 +15,8 @@ export const getTmuxVariables = defineTool({
   name: "get_tmux_variables",
   title: "Get tmux variables",
   description:
-    "Returns the values of tmux format variables (such as pane_current_path or session_name, " +
-    "without #{...}) as seen from a pane. A variable that is unknown or empty reads as null. " +
-    "Environment variables are never returned here (tmux would fall back to them): names found in " +
-    "the pane's session or global environment (hidden variables too) read as null and are listed in withheld; use " +
-    "show_environment for those.",
+    "tmux format variables (pane_current_path, session_name) seen from a pane; unknown " +
+    "or empty: null. Environment variables are withheld (show_environment).",
   capability: { ...readsMetadata(), mayExposeSecrets: true, mayReturnUntrustedContent: true },
   input: z.strictObject({
     names: z.array(
@@ -27,9 +24,7 @@ export const getTmuxVariables = defineTool({
         error:
           "must be a variable name: a letter, then letters, digits or underscores (at most 64)",
       }),
-    ).min(1).max(64).describe(
-      "Variable names such as session_name, without #{...}; 1 to 64 of them.",
-    ),
+    ).min(1).max(64).describe("Names without #{...}."),
     paneId: optionalPaneId,
   }),
   output: z.object({

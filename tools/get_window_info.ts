@@ -11,8 +11,7 @@ import { listPanesCommand, parsePanes, parseWindows, windowViewCommand } from ".
 export const getWindowInfo = defineTool({
   name: "get_window_info",
   title: "Get window info",
-  description:
-    "Returns one window's id, session, index, name, size, layout and zoom, with all its panes.",
+  description: "One window with all its panes.",
   capability: readsMetadata(),
   input: z.strictObject({ windowId }),
   output: z.object({ window: windowView, panes: z.array(paneView) }),

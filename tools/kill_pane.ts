@@ -17,9 +17,8 @@ import { paneTarget } from "../tmux/targets.ts";
 export const killPane = defineTool({
   name: "kill_pane",
   title: "Kill pane",
-  description: "Kills one pane and ends the program running in it. A window closes with its last " +
-    "pane and a session with its last window; the result lists everything that went. " +
-    "Refuses the pane this server runs in.",
+  description: "Kills a pane and its program; a window closes with its last pane, a session with " +
+    "its last window.",
   capability: changesTmux("teardown", ["delete"]),
   input: z.strictObject({ paneId }),
   output: killedOutput,

@@ -9,10 +9,7 @@ import { guardedKill, killedOutput, renderKilled } from "../mcp/teardown.ts";
 export const killWindow = defineTool({
   name: "kill_window",
   title: "Kill window",
-  description:
-    "Closes one window, ending every program in its panes, and removes it from every session it " +
-    "is linked into; a session ends with its last window. The result lists everything that went. " +
-    "Other windows are untouched. Refuses the window holding the pane this server runs in.",
+  description: "Closes a window and its programs, in every session it is linked into.",
   capability: changesTmux("teardown", ["delete"]),
   input: z.strictObject({ windowId }),
   output: killedOutput,

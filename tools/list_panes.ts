@@ -4,20 +4,19 @@ import { z } from "zod";
 import { callerPane, PANES_BY_POSITION } from "../mcp/panes.ts";
 import { defineTool, readsMetadata } from "../mcp/registry.ts";
 import { renderPanes } from "../mcp/render_views.ts";
-import { optionalSession, paneView, windowId } from "../mcp/schemas.ts";
+import { paneView, session, windowId } from "../mcp/schemas.ts";
 import { listPanes as readPanes, type PaneScope } from "../tmux/views.ts";
 
 /** The list_panes tool. */
 export const listPanes = defineTool({
   name: "list_panes",
   title: "List panes",
-  description:
-    "Lists panes with their ids, size, title, running command, directory, process id, history and state. " +
-    "Give windowId for one window, session for one session, or neither for every pane.",
+  description: "Lists panes (id, size, title, command, directory, pid, state) of one window, one " +
+    "session, or all.",
   capability: readsMetadata(),
   input: z.strictObject({
-    session: optionalSession("A session id or name. Omit for every session."),
-    windowId: windowId.nullish().describe("A window id such as @2. Omit for every window."),
+    session: session.nullish(),
+    windowId: windowId.nullish(),
   }),
   output: z.object({ panes: z.array(paneView) }),
   render: (r) => renderPanes(r.panes),

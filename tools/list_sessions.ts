@@ -11,9 +11,7 @@ import { listSessionsCommand, parseSessions } from "../tmux/views.ts";
 export const listSessions = defineTool({
   name: "list_sessions",
   title: "List sessions",
-  description:
-    "Lists every tmux session with its id, name, window count, attached clients and active window and pane. " +
-    "A socket with no tmux server reads as an empty list.",
+  description: "Lists sessions: id, name, windows, attached clients, active window and pane.",
   capability: readsMetadata(),
   input: z.strictObject({}),
   output: z.object({ sessions: z.array(sessionView) }),

@@ -3,19 +3,18 @@
 import { z } from "zod";
 import { defineTool, readsMetadata } from "../mcp/registry.ts";
 import { renderWindows } from "../mcp/render_views.ts";
-import { optionalSession, windowView } from "../mcp/schemas.ts";
+import { session, windowView } from "../mcp/schemas.ts";
 import { isNothingToList, listWindowsCommand, parseWindows } from "../tmux/views.ts";
 
 /** The list_windows tool. */
 export const listWindows = defineTool({
   name: "list_windows",
   title: "List windows",
-  description:
-    "Lists windows with their id, session, index, name, size, layout, zoom and active pane. " +
-    "Omit session for every session's windows.",
+  description: "Lists windows (id, index, name, size, layout, active pane) of one session, or of " +
+    "all.",
   capability: readsMetadata(),
   input: z.strictObject({
-    session: optionalSession("A session id or name. Omit for every session."),
+    session: session.nullish(),
   }),
   output: z.object({ windows: z.array(windowView) }),
   render: (r) => renderWindows(r.windows),

@@ -40,24 +40,19 @@ export const moveWindow = defineTool({
   name: "move_window",
   title: "Move window",
   description:
-    "Moves a window to another index of its session, or into another session (at destinationIndex, or " +
-    "else the first free index). The current window of each session stays as it is. An occupied index is " +
-    "refused unless replaceExisting is true, which kills the window there (never the one holding this " +
-    "server's own pane). Moving a session's last window away ends that session, which is refused for " +
-    "the session holding this server's own pane. A window linked into " +
-    "several sessions moves its link in the destination session when it has one there.",
+    "Moves a window to another index or session; replaceExisting kills a window there. A " +
+    "session left without windows ends.",
   capability: changesTmux("manage", ["change", "delete"]),
   input: z.strictObject({
     windowId,
     destinationSession: optionalSession(
-      "The session to move into (id or exact name). Omit to stay in the window's session.",
+      "Omit to stay in its session.",
     ),
     destinationIndex: z.int().min(0).max(100_000).nullish().describe(
-      "The window index to move to, in tmux's numbering (from base-index, as list_windows reports " +
-        "it). Omit for the first free index of the destination session.",
+      "Index as list_windows shows it; omit for the first free one.",
     ),
     replaceExisting: z.boolean().default(false).describe(
-      "Kill the window already at destinationIndex instead of refusing.",
+      "Kill the window at destinationIndex instead of refusing.",
     ),
   }),
   output: action,

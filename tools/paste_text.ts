@@ -18,25 +18,16 @@ export const pasteText = defineTool({
   name: "paste_text",
   title: "Paste text",
   description:
-    "Pastes text (any number of lines) into a pane as one paste, the way a terminal pastes: with " +
-    "bracketed paste (default) a shell or editor that asks for it takes the text as typed input " +
-    "and runs nothing until Enter. Each line break (\\n, \\r\\n or a lone \\r) arrives as one Enter. " +
-    "The text goes through a uniquely named tmux buffer that is " +
-    "deleted afterwards, also on failure; your own buffers are untouched.",
+    "Pastes text (any lines) into a pane as one paste, bracketed if the program asks: a " +
+    "shell runs nothing until Enter.",
   capability: changesTmux("execute", ["change"], { processReach: "pane-input" }),
   input: z.strictObject({
     paneId,
     text: z.string().min(1).max(MAX_PASTE_BYTES).describe(
-      "The text to paste. A line break may be written \\n, \\r\\n or a lone \\r: each is one line " +
-        "break, sent as one carriage return as a terminal does (\\r\\n is not two). " +
-        "No other control characters except tab. At most 1,000,000 bytes.",
+      "Each line break (\\n, \\r\\n or \\r) is one Enter.",
     ),
-    bracketed: z.boolean().nullish().default(true).describe(
-      "Wrap the paste in bracketed-paste sequences when the program asked for them (default true).",
-    ),
-    enter: z.boolean().nullish().default(false).describe(
-      "Press Enter after the paste (default false).",
-    ),
+    bracketed: z.boolean().nullish().default(true),
+    enter: z.boolean().nullish().default(false),
   }),
   output: z.object({
     paneId: z.string(),

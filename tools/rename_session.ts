@@ -13,17 +13,12 @@ import { findSession, listSessionsCommand, parseSessions } from "../tmux/views.t
 export const renameSession = defineTool({
   name: "rename_session",
   title: "Rename session",
-  description:
-    "Renames a session (by id such as $1 or exact name). The name is taken literally (#{...} and #(...) " +
-    "stay text). tmux replaces ':' and '.' with '_' in session names and escapes a backslash, a " +
-    "control character or a $ before a letter, _ or { (\\\\, \\t, \\001, \\$HOME); the result " +
-    "shows the name tmux stored.",
+  description: "Renames a session, taken literally; tmux stores ':' and '.' as '_' (the result " +
+    "shows the stored name).",
   capability: changesTmux("manage", ["change"]),
   input: z.strictObject({
     session,
-    newName: sessionName().describe(
-      "The new name, taken literally; it may not start with $, which tmux reads as a session id.",
-    ),
+    newName: sessionName(),
   }),
   output: z.object({ session: sessionView }),
   async handler(args, ctx) {

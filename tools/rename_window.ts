@@ -13,15 +13,11 @@ import { parseWindows, windowViewCommand } from "../tmux/views.ts";
 export const renameWindow = defineTool({
   name: "rename_window",
   title: "Rename window",
-  description:
-    "Renames a window and turns off tmux's automatic renaming for it, so the name stays. The name is " +
-    "taken literally (#{...} and #(...) stay text); tmux escapes a backslash, a control character " +
-    "or a $ before a letter, _ or { (\\\\, \\t, \\001, \\$HOME), and the result shows the name " +
-    "tmux stored.",
+  description: "Renames a window, taken literally, and stops tmux renaming it automatically.",
   capability: changesTmux("manage", ["change"]),
   input: z.strictObject({
     windowId,
-    newName: nameText().describe("The new name, taken literally."),
+    newName: nameText(),
   }),
   output: z.object({ window: windowView }),
   async handler(args, ctx) {

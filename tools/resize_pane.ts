@@ -17,18 +17,14 @@ const cells = z.int().min(1).max(10_000).nullish();
 export const resizePane = defineTool({
   name: "resize_pane",
   title: "Resize pane",
-  description:
-    "Sets a pane's width and/or height in cells (its neighbours give or take the difference), or " +
-    "zooms it: zoom true makes the pane fill its window (and the active pane), zoom false restores " +
-    "the layout. Zoom is idempotent: asking for the state the window is already in changes nothing. " +
-    "A window with one pane is never zoomed (the pane already fills it). zoom cannot be combined " +
-    "with width or height.",
+  description: "Sets a pane's width and/or height in cells, or zooms it (true: fills the window; " +
+    "false: restores).",
   capability: changesTmux("manage", ["change"]),
   input: z.strictObject({
     paneId,
-    width: cells.describe("Columns."),
-    height: cells.describe("Rows."),
-    zoom: z.boolean().nullish().describe("True to zoom the pane, false to unzoom its window."),
+    width: cells,
+    height: cells,
+    zoom: z.boolean().nullish().describe("Not with width or height."),
   }),
   output: z.object({ pane: paneView }),
   async handler(args, ctx) {

@@ -15,13 +15,13 @@ export const resizeWindow = defineTool({
   name: "resize_window",
   title: "Resize window",
   description:
-    "Sets a window's width and/or height in cells. tmux then keeps that size (its window-size option " +
-    "becomes manual for the window) instead of following attached clients. Returns the window read back.",
+    "Sets a window's width and/or height in cells; tmux then keeps that size instead of " +
+    "following clients.",
   capability: changesTmux("manage", ["change"]),
   input: z.strictObject({
     windowId,
-    width: cells.describe("Columns."),
-    height: cells.describe("Rows."),
+    width: cells,
+    height: cells,
   }),
   output: z.object({ window: windowView }),
   async handler(args, ctx) {

@@ -29,17 +29,12 @@ function stillRunning(): ToolError {
 export const respawnPane = defineTool({
   name: "respawn_pane",
   title: "Respawn pane",
-  description:
-    "Starts a pane's command (usually the default shell) again in the same pane, typically after it " +
-    "exited and the pane stayed open as dead. A pane whose program still runs is refused unless " +
-    "killFirst is true, which ends that program first. Refuses the pane this server runs in. Returns " +
-    "the pane read back, with the new process id.",
+  description: "Restarts a pane's command (usually the shell) in place, e.g. after it exited; a " +
+    "running program only with killFirst.",
   capability: changesTmux("execute", ["change", "delete"], { processReach: "configured-process" }),
   input: z.strictObject({
     paneId,
-    killFirst: z.boolean().default(false).describe(
-      "End the program still running in the pane first (it gets SIGHUP).",
-    ),
+    killFirst: z.boolean().default(false).describe("End a running program first (SIGHUP)."),
     startDirectory,
   }),
   output: z.object({

@@ -52,16 +52,9 @@ export const runShellCommand = defineTool({
   name: "run_shell_command",
   title: "Run shell command",
   description:
-    "Runs a command line in the POSIX shell (sh, bash, zsh, dash, ksh...) of a pane and waits until it " +
-    "finishes; returns its exit status and what it printed (newest lines kept). The shell signals " +
-    "completion and stores the status through tmux, so nothing is guessed from the screen. The command " +
-    "runs in a subshell: cd, export, set -e or exit inside it do not change the pane's shell; " +
-    "multi-line commands and here-documents work. On timeout the command keeps running " +
-    '(stillRunning: true): wait with wait_for_text, or stop it with send_keys keys ["C-c"]; ' +
-    "the pane takes the next run_shell_command once it has ended (a typed line the shell never ran, " +
-    "e.g. inside an unclosed quote, does not keep it busy). Refuses panes whose " +
-    "foreground program is not a POSIX shell (use send_keys there), and panes whose keys " +
-    "synchronize-panes copies into other panes (the command would run there too).",
+    "Runs a command line in a pane's POSIX shell and returns its exit status and output. " +
+    "Runs in a subshell (cd, export do not stay). On timeout it keeps running: " +
+    "wait_for_text, or send_keys C-c. For interactive programs use send_keys.",
   capability: {
     toolset: "execute",
     processReach: "pane-command",
@@ -73,14 +66,11 @@ export const runShellCommand = defineTool({
   },
   input: z.strictObject({
     paneId,
-    command: z.string().min(1).max(100_000).describe(
-      "The shell command line; may span lines and contain here-documents, quotes and comments.",
-    ),
+    command: z.string().min(1).max(100_000).describe("May span lines (here-documents work)."),
     timeoutSeconds,
     maxLines,
     suppressHistory: z.boolean().nullish().default(true).describe(
-      "Start the typed line with a space so it stays out of the shell's history (default true; " +
-        "bash needs HISTCONTROL=ignorespace or ignoreboth, zsh setopt HIST_IGNORE_SPACE).",
+      "Start the line with a space, out of shell history.",
     ),
   }),
   output: z.object({

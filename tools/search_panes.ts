@@ -49,23 +49,16 @@ export const searchPanes = defineTool({
   name: "search_panes",
   title: "Search panes",
   description:
-    "Finds the panes whose text matches a pattern and returns the matching lines with their rows " +
-    "(0 is the top visible row, negative rows are history; wrapped lines are joined and their trailing spaces dropped, as tmux shows them; a line over " +
-    `${MATCH_TEXT_MAX_BYTES} bytes is cut around its first match, marked ${CUT_MARK}). The pattern is JavaScript ` +
-    "regular-expression syntax without lookahead, lookbehind or backreferences, at most 999 UTF-8 bytes, and " +
-    "runs in time linear in the text; literal: true searches for the text itself. Case is ignored by default.",
+    "Finds lines matching a pattern in every pane (or a session's), with their rows (0: " +
+    "top visible; negative: history). Regex without lookarounds or backreferences.",
   capability: readsTerminal(),
   input: z.strictObject({
-    pattern: z.string().min(1).max(999).describe(
-      "A regular expression (JavaScript syntax, no lookarounds or backreferences), or text with literal: true.",
-    ),
-    literal: z.boolean().default(false).describe("Search for the pattern as plain text."),
-    session: optionalSession("A session id or name. Omit for every session."),
-    includeHistory: z.boolean().default(false).describe("Search the scrollback too."),
-    ignoreCase: z.boolean().default(true).describe("Ignore case (the default)."),
-    maxMatchesPerPane: z.int().min(1).max(1000).default(20).describe(
-      "Maximum matches returned per pane.",
-    ),
+    pattern: z.string().min(1).max(999).describe("Regex, or text with literal."),
+    literal: z.boolean().default(false).describe("Pattern is plain text."),
+    session: optionalSession("Omit for every session."),
+    includeHistory: z.boolean().default(false),
+    ignoreCase: z.boolean().default(true),
+    maxMatchesPerPane: z.int().min(1).max(1000).default(20).describe("Most matches per pane."),
   }),
   output: z.object({
     pattern: z.string(),

@@ -144,16 +144,12 @@ export const selectLayout = defineTool({
   name: "select_layout",
   title: "Select layout",
   description:
-    "Arranges a window's panes: a built-in layout (even-horizontal, even-vertical, main-horizontal, " +
-    "main-vertical, tiled) or a layout string saved earlier from list_windows' 'layout' (refused " +
-    "unless the window still has its pane count and size). Returns the window with its new layout " +
-    "read back.",
+    "Arranges a window's panes: a layout name (tiled, even-horizontal, main-vertical...) " +
+    "or a string from list_windows for the same pane count and size.",
   capability: changesTmux("manage", ["change"]),
   input: z.strictObject({
     windowId,
-    layout: z.string().min(1).max(16_384).describe(
-      "A built-in layout name, or a layout string such as list_windows reports.",
-    ),
+    layout: z.string().min(1).max(16_384).describe("Layout name or string."),
   }),
   output: z.object({ window: windowView }),
   async handler(args, ctx) {

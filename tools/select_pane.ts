@@ -69,20 +69,14 @@ function neighbour(panes: Geometry[], from: Geometry, side: Side): Geometry {
 export const selectPane = defineTool({
   name: "select_pane",
   title: "Select pane",
-  description:
-    "Makes a pane the active pane of its window. Give paneId, or a direction from paneId or else from " +
-    "windowId's active pane: up/down/left/right (the adjacent pane, wrapping at the window's edge), " +
-    "next/previous by pane index (wrapping), or last for the previously active pane. The direction is " +
-    "resolved to a pane id from tmux's lists first, so it never depends on an attached client. The " +
-    "window's session keeps its current window (use select_window for that).",
+  description: "Makes a pane its window's active pane: paneId, or a direction from paneId or " +
+    "windowId's active pane. The current window stays (select_window).",
   capability: changesTmux("manage", ["change"]),
   input: z.strictObject({
-    paneId: paneId.nullish().describe("The pane to select, or the starting point of direction."),
-    windowId: windowId.nullish().describe(
-      "The window whose active pane direction starts from (when paneId is omitted).",
-    ),
+    paneId: paneId.nullish().describe("Pane to select, or where direction starts."),
+    windowId: windowId.nullish().describe("Its active pane is where direction starts."),
     direction: z.enum(["up", "down", "left", "right", "last", "next", "previous"]).nullish()
-      .describe("Select relative to paneId or the window's active pane instead."),
+      .describe("Relative pane; last: the previously active."),
   }),
   output: z.object({ pane: paneView }),
   async handler(args, ctx) {

@@ -30,20 +30,16 @@ export const selectWindow = defineTool({
   name: "select_window",
   title: "Select window",
   description:
-    "Makes a window the current window of its session (what an attached person sees). Give windowId, " +
-    "or a direction: next/previous by window index (wrapping around) from windowId or else from the " +
-    "session's current window, or last for the previously current window. The direction is resolved to " +
-    "a window id from tmux's lists first, so it never depends on an attached client.",
+    "Makes a window its session's current window: windowId, or a direction from windowId " +
+    "or from the session's current window.",
   capability: changesTmux("manage", ["change"]),
   input: z.strictObject({
-    windowId: windowId.nullish().describe(
-      "The window to select, or the starting point of direction.",
-    ),
+    windowId: windowId.nullish().describe("Window to select, or where direction starts."),
     session: optionalSession(
-      "The session whose current window direction starts from (when windowId is omitted).",
+      "Its current window is where direction starts.",
     ),
     direction: z.enum(["next", "previous", "last"]).nullish().describe(
-      "Select relative to windowId or the session's current window instead.",
+      "Relative window; last: the previously current.",
     ),
   }),
   output: z.object({ window: windowView }),

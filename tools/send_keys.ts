@@ -18,18 +18,13 @@ export const sendKeys = defineTool({
   name: "send_keys",
   title: "Send keys",
   description:
-    "Types text literally and/or presses tmux keys (C-c, Enter, Escape, Up, F5, M-x...) in a pane, " +
-    "text first, then keys, then Enter when enter is true. Every key name is checked before anything " +
-    "is sent. When the window has synchronize-panes on, tmux also types the keys into its other " +
-    "synchronized panes: alsoSentTo lists them. For a shell command whose exit status and output you " +
-    "need, use run_shell_command; for multi-line text, paste_text.",
+    "Types text literally, then tmux keys, then Enter if enter. For a command's status " +
+    "and output use run_shell_command; for multi-line text, paste_text.",
   capability: changesTmux("execute", ["change"], { processReach: "pane-input" }),
   input: z.strictObject({
     paneId,
     ...typingFields,
-    enter: z.boolean().nullish().default(false).describe(
-      "Press Enter after the text and keys (default false).",
-    ),
+    enter: z.boolean().nullish().default(false),
   }),
   output: z.object({
     paneId: z.string(),

@@ -5,9 +5,9 @@ import { errorText, ToolError } from "../mcp/errors.ts";
 import {
   alsoSentTo,
   alsoSentToText,
+  bareTypingFields,
   checkTyping,
   typingCommands,
-  typingFields,
 } from "../mcp/keys.ts";
 import { sendInput } from "../mcp/input.ts";
 import { changesTmux, defineTool } from "../mcp/registry.ts";
@@ -16,11 +16,9 @@ import { TmuxError } from "../tmux/errors.ts";
 
 const operation = z.strictObject({
   paneId,
-  ...typingFields,
-  enter: z.boolean().nullish().describe("Press Enter after this operation (default false)."),
-  delayMs: z.int().min(0).max(2000).nullish().describe(
-    "Pause this many milliseconds before sending this operation (0-2000), e.g. to let a program draw.",
-  ),
+  ...bareTypingFields,
+  enter: z.boolean().nullish(),
+  delayMs: z.int().min(0).max(2000).nullish().describe("Pause before this step."),
 });
 
 /** The send_keys_batch tool. */
@@ -28,18 +26,12 @@ export const sendKeysBatch = defineTool({
   name: "send_keys_batch",
   title: "Send keys batch",
   description:
-    "Sends an ordered list of typing operations (each like send_keys: text, keys, enter, plus an " +
-    "optional pause before it) to one or more panes and reports each one. Every operation is " +
-    "checked before the first is sent; a row that fails (dead pane, copy mode...) stops the batch " +
-    "or, with onError continue, is skipped. The whole batch, pauses included, must fit the wait " +
-    "ceiling (--wait-max-seconds). A row's alsoSentTo lists the other panes synchronize-panes also " +
-    "typed it into. For commands whose exit status you need, use run_shell_command.",
+    "Runs send_keys-like steps (text, keys, enter, a pause) across panes in order; all " +
+    "are checked before the first is sent. The batch must fit the wait ceiling.",
   capability: changesTmux("execute", ["change"], { processReach: "pane-input" }),
   input: z.strictObject({
-    operations: z.array(operation).min(1).max(64).describe("Operations, sent in order."),
-    onError: z.enum(["stop", "continue"]).nullish().default("stop").describe(
-      "stop (default): stop at the first failed operation; continue: try every operation.",
-    ),
+    operations: z.array(operation).min(1).max(64),
+    onError: z.enum(["stop", "continue"]).nullish().default("stop"),
   }),
   output: z.object({
     results: z.array(z.object({

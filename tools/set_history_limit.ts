@@ -12,16 +12,12 @@ const FORMAT = "#{session_id} #{history-limit}";
 export const setHistoryLimit = defineTool({
   name: "set_history_limit",
   title: "Set history limit",
-  description:
-    "Sets how many scrollback lines panes of a session keep (tmux's history-limit). It applies only to " +
-    "panes created afterwards (create_window, split_window); existing panes keep the limit they were " +
-    "created with. changed says whether the session's value differed before.",
+  description: "Sets a session's history-limit (scrollback lines); only panes created afterwards " +
+    "get it.",
   capability: changesTmux("manage", ["change"]),
   input: z.strictObject({
     session,
-    lines: z.int().min(0).max(2_000_000).describe(
-      "Scrollback lines for panes created from now on.",
-    ),
+    lines: z.int().min(0).max(2_000_000),
   }),
   output: action,
   async handler(args, ctx) {

@@ -10,15 +10,11 @@ import { sessionWindowTarget } from "../tmux/targets.ts";
 export const setMouseEnabled = defineTool({
   name: "set_mouse_enabled",
   title: "Set mouse enabled",
-  description:
-    "Turns tmux mouse support on or off (clicks select panes and windows, dragging resizes panes, the " +
-    "wheel scrolls into copy mode) for people attached with a terminal. Give session for one session, " +
-    "or omit it for the global value every session without its own follows. changed says whether the " +
-    "effective value differed before.",
+  description: "Turns tmux mouse support on or off, for one session or globally.",
   capability: changesTmux("manage", ["change"], { amplifiesFutureInput: true }),
   input: z.strictObject({
-    enabled: z.boolean().describe("True for on, false for off."),
-    session: optionalSession("A session id or name. Omit for the global setting."),
+    enabled: z.boolean(),
+    session: optionalSession("Omit for the global value."),
   }),
   output: action,
   async handler(args, ctx) {

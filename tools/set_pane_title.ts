@@ -18,14 +18,11 @@ const TITLE = label("pane_title");
 export const setPaneTitle = defineTool({
   name: "set_pane_title",
   title: "Set pane title",
-  description:
-    "Sets a pane's title, taken literally (#{...} and #(...) stay text); an empty title clears it. " +
-    "The active pane does not change. A program in the pane can set its own title later. A title with a " +
-    "character tmux does not accept (control characters, some recent emoji) is refused; the old one stays.",
+  description: "Sets a pane's title, taken literally; empty clears it.",
   capability: changesTmux("manage", ["change"]),
   input: z.strictObject({
     paneId,
-    title: nameText(1024, 0).describe("The new title, taken literally."),
+    title: nameText(1024, 0),
   }),
   output: z.object({ pane: paneView }),
   async handler(args, ctx) {

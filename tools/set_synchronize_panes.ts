@@ -13,15 +13,12 @@ export const setSynchronizePanes = defineTool({
   name: "set_synchronize_panes",
   title: "Set synchronize panes",
   description:
-    "Turns tmux's synchronize-panes on or off for a window. While on, anything typed into one of its " +
-    "panes (by a person or by send_keys) is typed into every pane of the window (in tmux 3.3a a paste_text paste reaches only " +
-    "the pane it names), and run_shell_command refuses such a pane. changed says whether " +
-    "the window's value differed before. Refuses turning it on for the window holding the pane this " +
-    "server runs in.",
+    "Turns synchronize-panes on or off for a window: keys typed into one of its panes go " +
+    "to all.",
   capability: changesTmux("execute", ["change"], { amplifiesFutureInput: true }),
   input: z.strictObject({
     windowId,
-    enabled: z.boolean().describe("True for on, false for off."),
+    enabled: z.boolean(),
   }),
   output: action,
   async handler(args, ctx) {

@@ -34,9 +34,9 @@ const variable = z.object({
 export const showEnvironment = defineTool({
   name: "show_environment",
   title: "Show environment",
-  description: "Lists the tmux environment (global, or of one session) that new panes inherit. " +
-    "Without name only names are returned; with name that variable's value, unless its name suggests a " +
-    "secret (KEY, TOKEN, SECRET, PASSWORD, PASSWD, CREDENTIAL, AUTH), which is withheld.",
+  description:
+    "The tmux environment new panes inherit (global or a session's): every name, or one " +
+    "name's value; secret-looking ones (KEY, TOKEN...) withheld.",
   capability: {
     toolset: "inspect",
     processReach: "none",
@@ -50,8 +50,8 @@ export const showEnvironment = defineTool({
     name: z.string().regex(NAME, {
       error: "must be a variable name: letters, digits and underscores",
     }).nullish()
-      .describe("One variable name, which returns its value. Omit for every name without values."),
-    session: optionalSession("A session id or name. Omit for the global environment."),
+      .describe("Return this variable's value; omit for every name."),
+    session: optionalSession("Omit for the global environment."),
   }),
   output: z.object({ variables: z.array(variable) }),
   async handler(args, ctx) {

@@ -9,15 +9,10 @@ import { scopeSchema, showInScope } from "../mcp/scope.ts";
 export const showHooks = defineTool({
   name: "show_hooks",
   title: "Show hooks",
-  description:
-    "Lists the hooks that are set at a scope (Server, Session, Window or Pane, as seen from a pane), " +
-    "with each hook's index and the tmux command it runs.",
+  description: "The hooks set at a scope, each with its index and command.",
   capability: { ...readsMetadata(), outputClasses: ["tmux-metadata", "configured-command"] },
   input: z.strictObject({
-    scope: scopeSchema.default("Session").describe(
-      "Server, Session, Window or Pane. Server reads the global hooks and needs no pane (it works " +
-        "on a server without sessions).",
-    ),
+    scope: scopeSchema.default("Session").describe("Server needs no pane."),
     paneId: optionalPaneId,
   }),
   output: z.object({

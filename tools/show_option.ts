@@ -15,20 +15,15 @@ export const showOption = defineTool({
   name: "show_option",
   title: "Show option",
   description:
-    "Returns the effective value of a tmux option (inherited values included) at a scope, " +
-    "as seen from a pane: for example history-limit, mouse, or a user option like @theme. " +
-    "A user option that is not set reads as null.",
+    "The effective value of a tmux option (history-limit, mouse, @user) at a scope, seen " +
+    "from a pane; unset: null.",
   capability: readsMetadata(),
   input: z.strictObject({
     name: z.string().regex(OPTION, {
       error: "must be an option name such as history-limit or @my-option",
     })
-      .describe("The option name, such as history-limit or a user option like @theme."),
-    scope: scopeSchema.default("Pane").describe(
-      "Server, Session, Window or Pane. Server reads server options and the global value of any " +
-        "other option (a user option: set -s, else set -g, else set -gw), and needs no pane (it " +
-        "works on a server without sessions).",
-    ),
+      .describe("e.g. history-limit or @theme."),
+    scope: scopeSchema.default("Pane").describe("Server: server or global value; needs no pane."),
     paneId: optionalPaneId,
   }),
   output: z.object({ name: z.string(), scope: scopeSchema, value: z.string().nullable() }),

@@ -8,9 +8,8 @@ import { changesTmux, defineTool } from "../mcp/registry.ts";
 export const signalChannel = defineTool({
   name: "signal_channel",
   title: "Signal channel",
-  description:
-    "Signals a tmux wait-for channel (`tmux wait-for -S`): every waiter on it (wait_for_channel, " +
-    "a script blocked in `tmux wait-for NAME`) continues. With no waiter, tmux keeps the signal for the next one.",
+  description: "Signals a tmux wait-for channel: its waiters go on; with none, tmux keeps the " +
+    "signal for the next.",
   capability: changesTmux("manage", ["change"]),
   input: z.strictObject({ channel: channelName }),
   output: z.object({ channel: z.string() }),

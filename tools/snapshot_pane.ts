@@ -14,9 +14,8 @@ export const snapshotPane = defineTool({
   name: "snapshot_pane",
   title: "Snapshot pane",
   description:
-    "Returns a pane's visible text together with its cursor position, size, running command and " +
-    "whether the alternate screen (a full-screen program) is on, all from one read, so the cursor describes " +
-    "exactly the text returned. Prefer it to capture_pane plus get_pane_info.",
+    "A pane's visible text, cursor position, size, command and alternate-screen state, " +
+    "from one read.",
   capability: readsTerminal(),
   input: z.strictObject({ paneId: optionalPaneId, maxLines }),
   output: z.object({

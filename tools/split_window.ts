@@ -29,19 +29,14 @@ const DIRECTION = {
 export const splitWindow = defineTool({
   name: "split_window",
   title: "Split window",
-  description:
-    "Splits a pane and starts the default shell in the new pane, placed Above, Below (default), Left or " +
-    "Right of it, taking percentage of the split pane's space (else half). The active pane does not " +
-    "change. Returns the new pane read back from tmux. environment sets variables for the new shell only.",
+  description: "Splits a pane; the new pane runs the default shell. The active pane stays.",
   capability: changesTmux("execute", ["change"], { processReach: "configured-process" }),
   input: z.strictObject({
-    paneId: paneId.describe("The pane to split."),
+    paneId: paneId,
     direction: z.enum(["Above", "Below", "Left", "Right"]).default("Below").describe(
-      "Where the new pane goes relative to paneId.",
+      "Side of paneId.",
     ),
-    percentage: z.int().min(1).max(99).nullish().describe(
-      "Share of the split pane's space for the new pane. Omit for half.",
-    ),
+    percentage: z.int().min(1).max(99).nullish().describe("Percent of the space (default half)."),
     startDirectory,
     environment,
   }),

@@ -37,15 +37,13 @@ export const swapPane = defineTool({
   name: "swap_pane",
   title: "Swap panes",
   description:
-    "Exchanges the positions of two panes, in the same window or across windows; the programs keep " +
-    "running and the active pane stays the same pane. keepZoom keeps a zoomed window zoomed. The result " +
-    "names paneId's window after the swap. Refuses moving the pane this server runs in into a window " +
-    "with synchronize-panes on.",
+    "Exchanges two panes' places, in one window or across windows; their programs keep " +
+    "running.",
   capability: changesTmux("manage", ["change"]),
   input: z.strictObject({
     paneId,
-    targetPaneId: paneId.describe("The pane to exchange places with."),
-    keepZoom: z.boolean().default(false).describe("Keep a zoomed window zoomed."),
+    targetPaneId: paneId.describe("The other pane."),
+    keepZoom: z.boolean().default(false),
   }),
   output: action,
   async handler(args, ctx) {

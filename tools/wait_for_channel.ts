@@ -10,13 +10,10 @@ import { waitForChannel } from "../tmux/wait_for.ts";
 export const waitForChannelTool = defineTool({
   name: "wait_for_channel",
   title: "Wait for channel",
-  description: "Waits until a tmux wait-for channel is signalled (by signal_channel, or by " +
-    "`tmux wait-for -S NAME` in a script), e.g. a build that ends with `; tmux wait-for -S done`. " +
-    "A signal sent before the wait began is kept by tmux and ends the next wait at once, except after a " +
-    "wait that timed out or was cancelled: tmux 3.3a keeps that waiter registered, and the channel's next " +
-    "signal ends it instead, so signal once more (or use a fresh channel name) after such a wait. The timeout is " +
-    "clamped to the server's wait ceiling and reported. A tmux server that exits during the wait is an " +
-    "error, never a signal.",
+  description:
+    "Waits until a tmux wait-for channel is signalled (signal_channel, or `tmux wait-for " +
+    "-S NAME` in a script); a signal sent earlier ends it at once. After a timed-out " +
+    "wait, signal twice or use a new name.",
   capability: { ...readsMetadata(), toolset: "manage" },
   input: z.strictObject({ channel: channelName, timeoutSeconds }),
   output: z.object({

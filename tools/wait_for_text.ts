@@ -15,36 +15,20 @@ const patternList = z.array(z.string().min(1).max(999)).max(32).nullish();
 export const waitForTextTool = defineTool({
   name: "wait_for_text",
   title: "Wait for text",
-  description:
-    "Waits until the pane prints a line matching one of `patterns` and returns which one, " +
-    "with a tail of what was printed meanwhile. Only output written after the call began counts (text " +
-    "already on screen sets presentAtEntry and does not end the wait), unless you pass a cursor: to catch " +
-    "the reply to keys you send, call capture_since first and pass its cursor here, and output written " +
-    "since the cursor counts too, except the command line typed onto the cursor's row (its echo is not " +
-    "output). " +
-    "Without patterns any new output ends it. " +
-    "A line matching a stopPattern (an error, say) ends it as stopped, and wins over a pattern on the same " +
-    "line. A line tmux wrapped over several rows is matched as one line, without its trailing spaces " +
-    "(a prompt `>>> ` reads `>>>`: end a pattern with `>>>$`, not `>>> $`); patterns are JavaScript regular expressions without " +
-    "lookarounds or backreferences (literal: true for plain text), case ignored by default. The timeout is " +
-    "clamped to the server's wait ceiling and reported. Wakes on output within milliseconds (a tmux " +
-    "control-mode client), polling only if that cannot attach. Prefer this to repeated captures.",
+  description: "Waits until a pane prints a line matching a pattern (none: any output) or a " +
+    "stopPattern. Counts output after the call, or after `cursor` (not keys echoed onto " +
+    "its row). Returns the output and a cursor for the next wait. Lines match unwrapped, " +
+    "trailing spaces dropped; regex without lookarounds or backreferences.",
   capability: readsTerminal(),
   input: z.strictObject({
     paneId: optionalPaneId,
-    patterns: patternList.describe(
-      "Patterns that end the wait as matched (1-32). Omit to wait for any new output.",
-    ),
-    stopPatterns: patternList.describe(
-      "Patterns that end the wait as stopped (errors, prompts asking for input); they win ties.",
-    ),
-    literal: z.boolean().default(false).describe("Read every pattern as plain text."),
-    ignoreCase: z.boolean().default(true).describe("Ignore case (the default)."),
+    patterns: patternList.describe("Match ends the wait; omit for any output."),
+    stopPatterns: patternList.describe("Match ends it as stopped (errors); wins ties."),
+    literal: z.boolean().default(false).describe("Patterns are plain text."),
+    ignoreCase: z.boolean().default(true),
     timeoutSeconds,
     cursor: z.string().max(8192).nullish().describe(
-      "A cursor from capture_since, taken before you sent the input whose output you wait for: " +
-        "output written since that cursor counts too, so a reply that came back before this call " +
-        "began still matches. Implies the cursor's pane.",
+      "From capture_since or a previous wait, taken before sending keys; implies the pane.",
     ),
   }),
   output: z.object({
