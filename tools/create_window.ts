@@ -54,9 +54,7 @@ async function defaultSession(ctx: ToolContext): Promise<string> {
 export const createWindow = defineTool({
   name: "create_window",
   title: "Create window",
-  description:
-    "Opens a window running the default shell in a session (default: your own, else the " +
-    "first) without making it current.",
+  description: "Opens a window running the default shell, without making it current.",
   capability: changesTmux("execute", ["change"], { processReach: "configured-process" }),
   input: z.strictObject({
     session: optionalSession(

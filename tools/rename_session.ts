@@ -13,8 +13,8 @@ import { findSession, listSessionsCommand, parseSessions } from "../tmux/views.t
 export const renameSession = defineTool({
   name: "rename_session",
   title: "Rename session",
-  description: "Renames a session, taken literally; tmux stores ':' and '.' as '_' (the result " +
-    "shows the stored name).",
+  description: "Renames a session; tmux stores ':' and '.' as '_' (the result shows the name " +
+    "stored).",
   capability: changesTmux("manage", ["change"]),
   input: z.strictObject({
     session,

@@ -17,8 +17,8 @@ const cells = z.int().min(1).max(10_000).nullish();
 export const resizePane = defineTool({
   name: "resize_pane",
   title: "Resize pane",
-  description: "Sets a pane's width and/or height in cells, or zooms it (true: fills the window; " +
-    "false: restores).",
+  description:
+    "Sets a pane's size in cells, or zooms it (true: fills the window; false: restores).",
   capability: changesTmux("manage", ["change"]),
   input: z.strictObject({
     paneId,

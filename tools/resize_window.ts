@@ -14,9 +14,7 @@ const cells = z.int().min(1).max(10_000).nullish();
 export const resizeWindow = defineTool({
   name: "resize_window",
   title: "Resize window",
-  description:
-    "Sets a window's width and/or height in cells; tmux then keeps that size instead of " +
-    "following clients.",
+  description: "Sets a window's size in cells; it then stops following clients' size.",
   capability: changesTmux("manage", ["change"]),
   input: z.strictObject({
     windowId,

@@ -30,8 +30,8 @@ export const selectWindow = defineTool({
   name: "select_window",
   title: "Select window",
   description:
-    "Makes a window its session's current window: windowId, or a direction from windowId " +
-    "or from the session's current window.",
+    "Makes a window its session's current one: windowId, or a direction from it or from " +
+    "the session's current window.",
   capability: changesTmux("manage", ["change"]),
   input: z.strictObject({
     windowId: windowId.nullish().describe("Window to select, or where direction starts."),

@@ -25,9 +25,8 @@ const operation = z.strictObject({
 export const sendKeysBatch = defineTool({
   name: "send_keys_batch",
   title: "Send keys batch",
-  description:
-    "Runs send_keys-like steps (text, keys, enter, a pause) across panes in order; all " +
-    "are checked before the first is sent. The batch must fit the wait ceiling.",
+  description: "Runs send_keys steps (each with an optional pause) across panes in order, all " +
+    "checked before the first is sent, within the wait ceiling.",
   capability: changesTmux("execute", ["change"], { processReach: "pane-input" }),
   input: z.strictObject({
     operations: z.array(operation).min(1).max(64),

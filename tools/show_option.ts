@@ -14,9 +14,7 @@ const OPTION = /^@?[A-Za-z0-9][A-Za-z0-9_-]{0,127}(\[\d{1,4}\])?$/;
 export const showOption = defineTool({
   name: "show_option",
   title: "Show option",
-  description:
-    "The effective value of a tmux option (history-limit, mouse, @user) at a scope, seen " +
-    "from a pane; unset: null.",
+  description: "A tmux option's effective value at a scope, seen from a pane; unset: null.",
   capability: readsMetadata(),
   input: z.strictObject({
     name: z.string().regex(OPTION, {
