@@ -7,6 +7,7 @@
  */
 
 import { CUT_MARK, CUT_MARK_BYTES, keepTailBytes } from "../tmux/utf8.ts";
+import { counted } from "./words.ts";
 
 /** Text lines with what was cut to fit the budgets. */
 export interface Content {
@@ -133,9 +134,11 @@ export function keepNewestLineTail(base: Content, bytes: number): Content {
 /** A text rendering of `content` under a one-line `header`, saying what was cut. */
 export function contentText(header: string, content: Content): string {
   const cut = content.truncated
-    ? ` (truncated: ${content.droppedLines} older lines and ${content.droppedBytes} bytes dropped)`
+    ? ` (truncated: ${counted(content.droppedLines, "older line")} and ${
+      counted(content.droppedBytes, "byte")
+    } dropped)`
     : "";
-  return [`${header}: ${content.lines.length} lines${cut}`, ...content.lines].join("\n");
+  return [`${header}: ${counted(content.lines.length, "line")}${cut}`, ...content.lines].join("\n");
 }
 
 /**

@@ -62,8 +62,11 @@ export interface ToolContext {
   noteUnoffered(error: unknown): unknown;
   /** Tells subscribed clients that sessions, windows or panes changed. */
   topologyChanged(): void;
-  /** Bytes of the complete JSON-RPC response line if `structured` were this call's result. */
-  responseLineBytes(structured: Record<string, unknown>): number;
+  /**
+   * Bytes of the complete JSON-RPC response line if `structured` were this
+   * call's result, its text rendered with `args`.
+   */
+  responseLineBytes(structured: Record<string, unknown>, args?: unknown): number;
 }
 
 /** A tool: contract, classification and behaviour in one record. */
@@ -82,8 +85,11 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   output: O;
   /** Does the work; throws ToolError/TmuxError on failure. */
   handler(args: z.output<I>, ctx: ToolContext): Promise<z.input<O>>;
-  /** The text block for clients that ignore structure; JSON when absent. */
-  render?(result: z.input<O>): string;
+  /**
+   * The text block for clients that ignore structure, given the call's
+   * arguments when known; compact generic lines (mcp/render_text.ts) when absent.
+   */
+  render?(result: z.input<O>, args?: z.output<I>): string;
   /**
    * What to do when a result without budgeted text cannot fit --max-bytes:
    * the narrower calls that read the same facts in parts.

@@ -39,59 +39,71 @@ function listing<T>(noun: string, items: readonly T[], toLine: (item: T) => stri
 
 /** One line per pane. */
 export function renderPanes(panes: readonly PaneView[]): string {
-  return listing("pane", panes, (p) =>
-    line(
-      p.paneId,
-      [
-        ["window", p.windowId],
-        ["session", p.sessionId],
-        ["index", p.index],
-        ["size", `${p.width}x${p.height}`],
-        ["command", p.currentCommand],
-        ["pid", p.pid],
-        ["path", p.currentPath],
-        ["title", p.title],
-        ["history", p.historySize],
-        ["historyLimit", p.historyLimit],
-      ],
-      [["active", p.active], ["zoomed", p.zoomed], ["dead", p.dead], ["inMode", p.inMode], [
-        "isCaller",
-        p.isCaller,
-      ]],
-    ));
+  return listing("pane", panes, paneLine);
+}
+
+/** A pane's line: its id, then its known values and set flags. */
+export function paneLine(p: PaneView): string {
+  return line(
+    p.paneId,
+    [
+      ["window", p.windowId],
+      ["session", p.sessionId],
+      ["index", p.index],
+      ["size", `${p.width}x${p.height}`],
+      ["command", p.currentCommand],
+      ["pid", p.pid],
+      ["path", p.currentPath],
+      ["title", p.title],
+      ["history", p.historySize],
+      ["historyLimit", p.historyLimit],
+    ],
+    [["active", p.active], ["zoomed", p.zoomed], ["dead", p.dead], ["inMode", p.inMode], [
+      "isCaller",
+      p.isCaller,
+    ]],
+  );
 }
 
 /** One line per window. */
 export function renderWindows(windows: readonly WindowView[]): string {
-  return listing("window", windows, (w) =>
-    line(
-      w.windowId,
-      [
-        ["session", w.sessionId],
-        ["index", w.index],
-        ["name", w.name],
-        ["size", `${w.width}x${w.height}`],
-        ["panes", w.panes],
-        ["activePane", w.activePaneId],
-        ["layout", w.layout],
-      ],
-      [["active", w.active], ["zoomed", w.zoomed]],
-    ));
+  return listing("window", windows, windowLine);
+}
+
+/** A window's line. */
+export function windowLine(w: WindowView): string {
+  return line(
+    w.windowId,
+    [
+      ["session", w.sessionId],
+      ["index", w.index],
+      ["name", w.name],
+      ["size", `${w.width}x${w.height}`],
+      ["panes", w.panes],
+      ["activePane", w.activePaneId],
+      ["layout", w.layout],
+    ],
+    [["active", w.active], ["zoomed", w.zoomed]],
+  );
 }
 
 /** One line per session. */
 export function renderSessions(sessions: readonly SessionView[]): string {
-  return listing("session", sessions, (s) =>
-    line(
-      s.sessionId,
-      [
-        ["name", s.name],
-        ["windows", s.windows],
-        ["attached", s.attached],
-        ["created", s.created],
-        ["activeWindow", s.activeWindowId],
-        ["activePane", s.activePaneId],
-      ],
-      [],
-    ));
+  return listing("session", sessions, sessionLine);
+}
+
+/** A session's line. */
+export function sessionLine(s: SessionView): string {
+  return line(
+    s.sessionId,
+    [
+      ["name", s.name],
+      ["windows", s.windows],
+      ["attached", s.attached],
+      ["created", s.created],
+      ["activeWindow", s.activeWindowId],
+      ["activePane", s.activePaneId],
+    ],
+    [],
+  );
 }

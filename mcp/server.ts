@@ -54,7 +54,8 @@ import {
   resourcePage,
   type ResourceProvider,
 } from "./resources.ts";
-import { errorResult, renderJson, resultBytes, successResult, type ToolResult } from "./results.ts";
+import { errorResult, resultBytes, successResult, type ToolResult } from "./results.ts";
+import { renderText } from "./render_text.ts";
 import type { Settings } from "./settings.ts";
 import { toolsetsOn } from "./toolsets.ts";
 import { SERVER_NAME, SERVER_VERSION } from "./version.ts";
@@ -375,7 +376,8 @@ export class TmuxMcpServer {
     try {
       const args = parseArguments(tool.input, rawArgs);
       const value = await tool.handler(args, ctx) as Record<string, unknown>;
-      const render = tool.render ?? renderJson;
+      const render = (result: Record<string, unknown>) =>
+        tool.render ? tool.render(result, args) : renderText(result);
       if (tool.sizesItsOwnResult) {
         return { content: [{ type: "text", text: render(value) }], structuredContent: value };
       }
@@ -426,8 +428,9 @@ export class TmuxMcpServer {
           : { ok: true, result: result.structuredContent ?? {} };
       },
       topologyChanged: () => this.topologyChanged(),
-      responseLineBytes: (structured) => {
-        const render = tool.render ?? renderJson;
+      responseLineBytes: (structured, args) => {
+        const render = (value: Record<string, unknown>) =>
+          tool.render ? tool.render(value, args) : renderText(value);
         const result = {
           content: [{ type: "text" as const, text: render(structured) }],
           structuredContent: structured,

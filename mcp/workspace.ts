@@ -18,6 +18,7 @@ import { isGone, TmuxError } from "../tmux/errors.ts";
 import { escapeFormat, FormatError, splitRecords as splitRecordTexts } from "../tmux/format.ts";
 import { getPane, type PaneView } from "../tmux/views.ts";
 import { ToolError } from "./errors.ts";
+import { renderText } from "./render_text.ts";
 import type { ToolContext } from "./registry.ts";
 
 /** A name or title: `min`–`max` characters without NUL (checked here, not in the listed schema). */
@@ -185,14 +186,15 @@ export async function confirmDirectory(
 }
 
 /**
- * The text of a result that holds a newly started process's pane: the JSON,
- * and a note when the start directory asked for did not read back.
+ * The text of a result that holds a newly started process's pane: its
+ * compact lines, and a note when the start directory asked for did not read back.
  */
 export function renderStarted(
   result: { pane: { currentPath: string | null }; startDirectoryConfirmed?: boolean },
 ): string {
-  if (result.startDirectoryConfirmed !== false) return JSON.stringify(result);
-  return `${JSON.stringify(result)}\nNote: the new process reports its directory as ${
+  const text = renderText(result);
+  if (result.startDirectoryConfirmed !== false) return text;
+  return `${text}\nNote: the new process reports its directory as ${
     result.pane.currentPath ?? "unknown"
   }, not the requested startDirectory. tmux starts it elsewhere without an error when the directory ` +
     "does not exist or cannot be entered (a symbolic link also reads back as its target).";

@@ -8,6 +8,8 @@ import { z } from "zod";
 import { ToolError } from "../mcp/errors.ts";
 import { type AnyTool, defineTool, readsTerminal } from "../mcp/registry.ts";
 import { utf8Length } from "../mcp/budget.ts";
+import { renderText } from "../mcp/render_text.ts";
+import { counted } from "../mcp/words.ts";
 
 /** The most bytes the complete JSON-RPC response line of a batch may take. */
 export const BATCH_RESPONSE_MAX_BYTES = 1_000_000;
@@ -111,7 +113,7 @@ function build(nested: readonly AnyTool[]): AnyTool {
       // Null results from the last row backwards until the whole line fits.
       for (
         let i = results.length - 1;
-        i >= 0 && ctx.responseLineBytes(value) > BATCH_RESPONSE_MAX_BYTES;
+        i >= 0 && ctx.responseLineBytes(value, args) > BATCH_RESPONSE_MAX_BYTES;
         i--
       ) {
         if (results[i].result === null) continue;
@@ -122,7 +124,35 @@ function build(nested: readonly AnyTool[]): AnyTool {
       }
       return value;
     },
+    render: (r, args) => renderBatch(r, args?.operations ?? [], nested),
   });
+}
+
+/** The batch's text: a summary line, then each row's own text (its tool's rendering), indented. */
+function renderBatch(
+  r: z.infer<typeof output>,
+  operations: readonly { arguments?: unknown }[],
+  nested: readonly AnyTool[],
+): string {
+  const notes = [
+    `${r.succeeded} ok`,
+    `${r.failed} failed`,
+    ...(r.stoppedAt === null ? [] : [`stopped at ${r.stoppedAt}`]),
+    ...(r.truncated ? [`${counted(r.truncatedBytes, "byte")} of results dropped to fit`] : []),
+  ];
+  const lines = [`${counted(r.results.length, "read")}: ${notes.join(", ")}`];
+  for (const row of r.results) {
+    const tool = nested.find((t) => t.name === row.tool);
+    const text = !row.success
+      ? row.error ?? "failed"
+      : row.result === null
+      ? "result dropped to fit"
+      : tool?.render
+      ? tool.render(row.result, operations[row.index]?.arguments ?? {})
+      : renderText(row.result);
+    lines.push(`[${row.index}] ${row.tool}:`, ...text.split("\n").map((line) => `  ${line}`));
+  }
+  return lines.join("\n");
 }
 
 /** The read batch as listed before selection (no nested tools known yet). */

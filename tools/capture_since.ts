@@ -6,6 +6,7 @@ import { encodeCursor } from "../mcp/cursor.ts";
 import { ToolError } from "../mcp/errors.ts";
 import { budget, trimTrailingBlank } from "../mcp/panes.ts";
 import { defineTool, readsTerminal } from "../mcp/registry.ts";
+import { counted } from "../mcp/words.ts";
 import { content, maxLines, optionalPaneId } from "../mcp/schemas.ts";
 import {
   compareReading,
@@ -92,13 +93,13 @@ export const captureSince = defineTool({
       anchorLost,
     };
   },
-  render: (r) =>
+  render: (r, args) =>
     contentText(
-      `pane ${r.paneId}, new since the cursor${
+      `pane ${r.paneId}, ${args?.cursor ? "new since the cursor" : "visible screen"}${
         !r.anchorLost
           ? ""
           : r.linesMissed > 0
-          ? ` (cursor's rows lost, ${r.linesMissed} lines missed)`
+          ? ` (cursor's rows lost, ${counted(r.linesMissed, "line")} missed)`
           : " (rows re-wrapped by a width change; the visible screen)"
       }`,
       r.content,

@@ -9,6 +9,7 @@ import { defineTool, readsTerminal } from "../mcp/registry.ts";
 import { jsonWireCost, resultBytes, resultOf } from "../mcp/results.ts";
 import { optionalSession } from "../mcp/schemas.ts";
 import { joinWrappedRows } from "../mcp/wrapped.ts";
+import { counted } from "../mcp/words.ts";
 import type { Tmux } from "../tmux/client.ts";
 import { TmuxError } from "../tmux/errors.ts";
 import { keepTrailingSpacesFlags } from "../tmux/version.ts";
@@ -175,6 +176,25 @@ export const searchPanes = defineTool({
       truncated,
       skippedPanes: skipped,
     };
+  },
+  // Each line costs less here than the budget above charged for its JSON copy.
+  render: (r) => {
+    const hits = r.panes.reduce((sum, pane) => sum + pane.matches.length, 0);
+    const notes = [
+      `${r.panesSearched} searched`,
+      ...(r.truncated ? ["truncated"] : []),
+      ...(r.skippedPanes.length > 0 ? [`skipped ${r.skippedPanes.join(",")}`] : []),
+    ];
+    const lines = [
+      `${counted(hits, "match", "matches")} of ${JSON.stringify(r.pattern)} in ${
+        counted(r.panes.length, "pane")
+      } (${notes.join("; ")})`,
+    ];
+    for (const pane of r.panes) {
+      lines.push(`${pane.paneId} window=${pane.windowId} session=${pane.sessionId}:`);
+      for (const m of pane.matches) lines.push(`  ${m.row}: ${m.text}`);
+    }
+    return lines.join("\n");
   },
 });
 
