@@ -48,6 +48,8 @@ export interface WaitResult {
   elapsedSeconds: number;
   /** How the wait learned about output. */
   wakeup: WakeMechanism;
+  /** The pane as last read: a cursor from here makes the next wait count only later output. */
+  cursor: CursorState;
 }
 
 /** What to wait for. */
@@ -278,6 +280,7 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
     elapsedSeconds: Math.round(performance.now() - began) / 1000,
     // The watch that followed a moved pane may wake differently.
     wakeup: watch.mechanism,
+    cursor: mark,
   });
 
   /** Reads what is new and decides; undefined means "keep waiting". */

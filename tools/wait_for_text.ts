@@ -2,6 +2,7 @@
 
 import { z } from "zod";
 import { contentText } from "../mcp/budget.ts";
+import { encodeCursor } from "../mcp/cursor.ts";
 import { compilePattern, loadPatternEngine } from "../mcp/pattern.ts";
 import { defineTool, readsTerminal } from "../mcp/registry.ts";
 import { content, optionalPaneId, timeoutSeconds } from "../mcp/schemas.ts";
@@ -52,6 +53,10 @@ export const waitForTextTool = defineTool({
     elapsedSeconds: z.number(),
     effectiveTimeoutSeconds: z.number(),
     wakeup: z.enum(["control-mode", "polling"]).describe("How the wait learned about output."),
+    cursor: z.string().describe(
+      "The pane as this wait last read it: pass to the next wait_for_text (or capture_since) " +
+        "to count only output after this one.",
+    ),
   }),
   async handler(args, ctx) {
     const options = { literal: args.literal, ignoreCase: args.ignoreCase };
@@ -69,7 +74,12 @@ export const waitForTextTool = defineTool({
       timeoutMs: effective * 1000,
       since: mark,
     });
-    return { paneId, ...result, effectiveTimeoutSeconds: effective };
+    return {
+      paneId,
+      ...result,
+      effectiveTimeoutSeconds: effective,
+      cursor: await encodeCursor(result.cursor),
+    };
   },
   render: (r) => {
     const what = r.outcome === "matched" || r.outcome === "stopped"
@@ -81,6 +91,6 @@ export const waitForTextTool = defineTool({
           r.presentAtEntry ? ", already on screen at entry" : ""
         }); printed meanwhile`,
       r.tail,
-    );
+    ) + `\ncursor: ${r.cursor}`;
   },
 });
