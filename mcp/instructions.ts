@@ -62,6 +62,9 @@ export function buildInstructions(
     "wrong tool for browser tabs, editor splits and desktop or window-manager windows: it " +
     "cannot see or drive them.",
   ];
+  // The few tools most work needs, first: a model reads on from here only as needed.
+  const first = any("list_panes", "run_shell_command", "send_keys", "wait_for_text");
+  if (first.length > 0) lines.push(`Start with ${first.join(", ")}.`);
   if (has("run_shell_command")) {
     lines.push(
       "Run a command with run_shell_command: it returns the exit status and output." +
@@ -78,8 +81,9 @@ export function buildInstructions(
       `Wait, don't poll: ${
         has("wait_for_text")
           ? "wait_for_text blocks until new output matches a pattern (stopPatterns end it early on failure)" +
-            (has("capture_since") && has("send_keys")
-              ? "; to catch the reply to keys you send, take a capture_since cursor first and pass it to wait_for_text"
+            (has("send_keys")
+              ? "; to catch the reply to keys you send, pass the cursor of the previous wait_for_text" +
+                (has("capture_since") ? " (or capture_since)" : "")
               : "")
           : "wait_for_channel blocks until a tmux wait-for channel is signalled"
       }; never loop over captures or sleeps.`,
