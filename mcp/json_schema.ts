@@ -56,9 +56,15 @@ function dropNull(node: Node): void {
   }
 }
 
-/** Drops what says nothing: zod's safe-integer bounds of every `z.int()`, string keys. */
+/**
+ * Drops what says nothing: zod's safe-integer bounds of every `z.int()`,
+ * string keys, and `additionalProperties: {}` (any value, the default).
+ */
 function dropSafeBounds(node: Node): void {
   if (isNode(node.propertyNames) && node.propertyNames.type === "string") delete node.propertyNames;
+  if (isNode(node.additionalProperties) && Object.keys(node.additionalProperties).length === 0) {
+    delete node.additionalProperties;
+  }
   if (node.minimum === Number.MIN_SAFE_INTEGER) delete node.minimum;
   if (node.maximum === Number.MAX_SAFE_INTEGER) delete node.maximum;
 }
@@ -99,10 +105,6 @@ export function outputJsonSchema(schema: z.ZodType): Node {
     delete node.description;
     delete node.required;
     if (node.additionalProperties === false) delete node.additionalProperties;
-    // Any value: the same as saying nothing.
-    if (isNode(node.additionalProperties) && Object.keys(node.additionalProperties).length === 0) {
-      delete node.additionalProperties;
-    }
     nullableAsTypeArray(node);
   });
   return json;
@@ -111,7 +113,8 @@ export function outputJsonSchema(schema: z.ZodType): Node {
 /**
  * What a strict schema linter (MCP Inspector's `--strict`) objects to in
  * `schema`, one line per finding with its path: `type` arrays, `nullable`,
- * `null` types and branches, and a property without a `type` or a union.
+ * `null` types and branches, a property without a `type` or a union, and an
+ * empty schema for additional properties.
  */
 export function portabilityProblems(schema: Node, path = "$"): string[] {
   const found: string[] = [];
@@ -119,6 +122,9 @@ export function portabilityProblems(schema: Node, path = "$"): string[] {
     if (Array.isArray(node.type)) found.push(`${at}: type array ${JSON.stringify(node.type)}`);
     if (node.type === "null") found.push(`${at}: null type`);
     if ("nullable" in node) found.push(`${at}: nullable`);
+    if (isNode(node.additionalProperties) && Object.keys(node.additionalProperties).length === 0) {
+      found.push(`${at}: empty additionalProperties`);
+    }
     for (const key of ["anyOf", "oneOf", "allOf"]) {
       const list = node[key];
       if (Array.isArray(list)) {

@@ -57,6 +57,7 @@ Deno.test("context: the portability check finds type arrays, nullable and null b
       b: { type: "string", nullable: true },
       c: { anyOf: [{ type: "integer" }, { type: "null" }] },
       d: { description: "untyped" },
+      e: { type: "object", additionalProperties: {} },
     },
   };
   assertEquals(portabilityProblems(schema), [
@@ -64,6 +65,7 @@ Deno.test("context: the portability check finds type arrays, nullable and null b
     "$.b: nullable",
     "$.c.anyOf[1]: null type",
     "$.d: no type",
+    "$.e: empty additionalProperties",
   ]);
   // A nullish argument is listed as merely optional: its description and default stay.
   const listed = inputJsonSchema(z.strictObject({
