@@ -116,8 +116,8 @@ export async function typicalResults(fx: TmuxFixture, server: RawServer): Promis
   await fx.tmux("new-window", "-t", "main:", ";", "split-window", ";", "split-window");
   await fx.tmux("split-window", "-t", "main:1", ";", "select-layout", "-t", "main:1", "tiled");
   await fx.tmux("select-layout", "-t", "main:0", "tiled", ";", "select-window", "-t", "main:0");
-  const panes = (await fx.tmux("list-panes", "-a", "-F", "#{pane_id}")).split("\n");
   const pane = await fx.shellPane();
+  const panes = (await fx.tmux("list-panes", "-a", "-F", "#{pane_id}")).split("\n");
   await fx.runInPane(pane, "seq 1 200");
   const sizes: ResultSize[] = [];
   const measure = async (tool: string, what: string, args: Record<string, unknown>) => {
