@@ -975,6 +975,11 @@ serverTest(
     // A line wrapped at a space (kept: it is inside the joined line), a line
     // ending in spaces, and a row of spaces (a blank row to a plain capture).
     await fx.runInPane(pane, "clear; printf '%019d %s\\nabc   \\n%20s\\n' 0 tail ''");
+    // The wait-for ends before the shell has drawn its next prompt.
+    await eventually(
+      async () => (await fx.tmux("capture-pane", "-p", "-J", "-t", pane)).includes("\n$"),
+      "the prompt after the printf",
+    );
     const plain = (await fx.tmux("capture-pane", "-p", "-t", pane)).split("\n");
     assertEquals(plain.slice(0, 4), ["0".repeat(19), "tail", "abc", ""]);
     const joined = ["0".repeat(19) + " tail", "abc", "", "$"];

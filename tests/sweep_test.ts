@@ -246,7 +246,7 @@ class Generator {
   }
 
   string(schema: Schema, name: string, mode: Mode, topo: Topology): string {
-    const id = this.idFor(schema, name, mode, topo);
+    const id = this.idFor(name, mode, topo);
     if (id !== undefined) return id;
     if (mode === "boundary") return this.boundaryString();
     const special = this.special(schema, name);
@@ -265,7 +265,7 @@ class Generator {
   }
 
   /** Ids for id-shaped fields: mostly real, sometimes absent or malformed. */
-  idFor(schema: Schema, name: string, mode: Mode, topo: Topology): string | undefined {
+  idFor(name: string, mode: Mode, topo: Topology): string | undefined {
     const real = (list: string[], fallback: string) => list.length ? this.pick(list) : fallback;
     const missing = mode === "boundary" && this.chance(0.5);
     // Ids carry no pattern in the listed schemas (the server checks them): go by name.
