@@ -87,6 +87,25 @@ export function directoryArgs(dir: string | null | undefined): string[] {
 }
 
 /**
+ * The `-c` arguments that start a pane split from `paneId` where that pane
+ * is now, as a person's `-c "#{pane_current_path}"` binding would. Not that
+ * format itself: tmux 3.3a expands `-c` for the target's session, so it
+ * names the directory of the session's active pane, not of the one split.
+ * An empty path (tmux could not read it) leaves tmux's own default.
+ */
+export async function splitDirectoryArgs(ctx: ToolContext, paneId: string): Promise<string[]> {
+  const path = await ctx.tmux.one(["display-message", "-p", "-t", paneId, "#{pane_current_path}"]);
+  return directoryArgs(path);
+}
+
+/**
+ * The `-c` arguments for a new window: its session's active pane's current
+ * directory (the format is expanded for the target session), rather than
+ * the directory this server was started in.
+ */
+export const SESSION_DIRECTORY_ARGS = ["-c", "#{pane_current_path}"];
+
+/**
  * Splits the output of a `-P -F` format made of several view formats
  * (e.g. `WINDOW_FORMAT + PANE_FORMAT`) into one record per view, in order.
  */

@@ -303,6 +303,36 @@ workspaceTest(
   },
 );
 
+workspaceTest(
+  "split_window and create_window start where the split pane or the session's active pane is",
+  async (fx, s) => {
+    const first = `${fx.dir}/first`;
+    const moved = `${fx.dir}/moved #{session_name}`;
+    await Deno.mkdir(first);
+    await Deno.mkdir(moved);
+    const created = await s.ok<{ pane: Pane }>("create_session", {
+      name: "dirs",
+      startDirectory: first,
+    });
+    // Not the directory this server was started in: the session's active pane's.
+    const window = await s.ok<{ pane: Pane }>("create_window", { session: "dirs" });
+    assertEquals(await show(fx, window.pane.paneId, "#{pane_current_path}"), first);
+    // The pane split is in a window that is not current, and its shell moved:
+    // the new pane follows it, not the session's active pane (still in first).
+    await fx.runInPane(window.pane.paneId, `cd '${moved}'`);
+    const split = await s.ok<{ pane: Pane }>("split_window", { paneId: window.pane.paneId });
+    assertEquals(await show(fx, split.pane.paneId, "#{pane_current_path}"), moved);
+    assertEquals(await show(fx, created.pane.paneId, "#{pane_current_path}"), first);
+    // startDirectory still wins.
+    const given = await s.ok<{ pane: Pane; startDirectoryConfirmed: boolean }>("split_window", {
+      paneId: window.pane.paneId,
+      startDirectory: first,
+    });
+    assertEquals(given.startDirectoryConfirmed, true);
+    assertEquals(await show(fx, given.pane.paneId, "#{pane_current_path}"), first);
+  },
+);
+
 workspaceTest("rename_session and rename_window store names literally", async (fx, s) => {
   const sessionId = await show(fx, "main", "#{session_id}");
   const windowId = await show(fx, "main", "#{window_id}");

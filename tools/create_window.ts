@@ -13,6 +13,7 @@ import {
   environmentArgs,
   nameText,
   renderStarted,
+  SESSION_DIRECTORY_ARGS,
   splitRecords,
   startDirectory,
   startDirectoryConfirmed,
@@ -73,7 +74,10 @@ export const createWindow = defineTool({
     const target = sessionWindowTarget(args.session ?? await defaultSession(ctx));
     const command = ["new-window", "-d", "-t", target, "-P", "-F", WINDOW_FORMAT + PANE_FORMAT];
     if (args.name) command.push("-n", escapeFormat(args.name));
-    command.push(...directoryArgs(args.startDirectory), ...environmentArgs(args.environment));
+    const directory = args.startDirectory
+      ? directoryArgs(args.startDirectory)
+      : SESSION_DIRECTORY_ARGS;
+    command.push(...directory, ...environmentArgs(args.environment));
     const output = await withoutValues(
       [args.name, args.startDirectory, ...Object.values(args.environment ?? {})],
       () => ctx.tmux.one(command),

@@ -11,6 +11,7 @@ import {
   environment,
   environmentArgs,
   renderStarted,
+  splitDirectoryArgs,
   startDirectory,
   startDirectoryConfirmed,
   withoutValues,
@@ -56,7 +57,10 @@ export const splitWindow = defineTool({
       PANE_FORMAT,
     ];
     if (args.percentage) command.push("-l", `${args.percentage}%`);
-    command.push(...directoryArgs(args.startDirectory), ...environmentArgs(args.environment));
+    const directory = args.startDirectory
+      ? directoryArgs(args.startDirectory)
+      : await splitDirectoryArgs(ctx, paneTarget(args.paneId));
+    command.push(...directory, ...environmentArgs(args.environment));
     const output = await withoutValues(
       [args.startDirectory, ...Object.values(args.environment ?? {})],
       () => ctx.tmux.one(command),
