@@ -46,7 +46,7 @@ interface SinceResult {
   paneId: string;
   content: { lines: string[]; truncated: boolean; droppedLines: number };
   cursor: string;
-  linesMissed: number;
+  linesMissed: number | null;
   anchorLost: boolean;
 }
 
@@ -643,7 +643,7 @@ Deno.test("capture_since: clear-history sets linesMissed and returns the screen"
     await fixture.tmux("clear-history", "-t", pane);
     const r = await session.ok<SinceResult>("capture_since", { paneId: pane, cursor: c.cursor });
     assertEquals(r.anchorLost, true);
-    assert(r.linesMissed >= 1, `linesMissed: ${r.linesMissed}`);
+    assertEquals(r.linesMissed, null, `linesMissed: ${r.linesMissed}`);
     assert(r.content.lines.includes("160"), `the visible screen: ${r.content.lines}`);
     assert(!r.content.lines.includes("100"), "scrolled-off rows are not on screen");
     // The new cursor tracks from here.
@@ -684,7 +684,7 @@ Deno.test("capture_since: history trimmed at history-limit", async () => {
     await fixture.runInPane(pane, "seq 1 500 | sed 's/^/c-/'");
     const lost = await session.ok<SinceResult>("capture_since", { paneId: pane, cursor: r.cursor });
     assertEquals(lost.anchorLost, true);
-    assert(lost.linesMissed >= 1, `linesMissed: ${lost.linesMissed}`);
+    assertEquals(lost.linesMissed, null, `linesMissed: ${lost.linesMissed}`);
     assert(lost.content.lines.includes("c-500"), `${lost.content.lines}`);
   } finally {
     await teardown(fixture, session);
@@ -704,7 +704,7 @@ Deno.test("capture_since: a burst longer than the history returns every new line
       maxLines: 1000,
     });
     assertEquals(r.anchorLost, true);
-    assert(r.linesMissed >= 1, `linesMissed: ${r.linesMissed}`);
+    assertEquals(r.linesMissed, null, `linesMissed: ${r.linesMissed}`);
     const held = (await fixture.tmux("capture-pane", "-p", "-S", "-", "-t", pane)).split("\n")
       .filter((l) => l.startsWith("c-"));
     const got = r.content.lines.filter((l) => l.startsWith("c-"));
@@ -740,7 +740,7 @@ Deno.test("capture_since: output repeating the cursor's rows in a full history i
     // tmux kept only the end of it: the rows the cursor saw are gone, and
     // lines before what tmux still holds are missing.
     assertEquals(r.anchorLost, true, `${r.content.lines.slice(0, 3)}`);
-    assert(r.linesMissed >= 1, `linesMissed: ${r.linesMissed}`);
+    assertEquals(r.linesMissed, null, `linesMissed: ${r.linesMissed}`);
     assert(r.content.lines.includes("150"), `the visible screen: ${r.content.lines}`);
   } finally {
     await teardown(fixture, session);
@@ -767,7 +767,7 @@ Deno.test("capture_since: a cursor from before the pane ever scrolled reports a 
         maxLines: 1000,
       });
       assertEquals(r.anchorLost, true, `${start}: ${r.content.lines.slice(0, 3)}`);
-      assert(r.linesMissed >= 1, `${start}: linesMissed ${r.linesMissed}`);
+      assertEquals(r.linesMissed, null, `${start}: linesMissed ${r.linesMissed}`);
       assert(r.content.lines.includes("500"), `${start}: the visible screen`);
       await fixture.tmux("clear-history", "-t", pane);
     }
@@ -799,7 +799,7 @@ Deno.test("capture_since: a clear after rows scrolled is missed lines, even from
     await fixture.tmux("clear-history", "-t", pane);
     const r = await session.ok<SinceResult>("capture_since", { paneId: pane, cursor: c.cursor });
     assertEquals(r.anchorLost, true, `${r.content.lines}`);
-    assert(r.linesMissed >= 1, `linesMissed: ${r.linesMissed}`);
+    assertEquals(r.linesMissed, null, `linesMissed: ${r.linesMissed}`);
     assert(r.content.lines.includes("25"), `the visible screen: ${r.content.lines}`);
     // Nothing scrolled: the command typed onto the prompt and its output, all of it.
     await seqAfterClear(fixture, session, pane);
@@ -819,7 +819,7 @@ Deno.test("capture_since and wait_for_text: a pane without history (history-limi
     assertEquals(await historySize(fixture, pane), 0);
     const r = await session.ok<SinceResult>("capture_since", { paneId: pane, cursor: c.cursor });
     assertEquals(r.anchorLost, true, `${r.content.lines}`);
-    assert(r.linesMissed >= 1, `linesMissed: ${r.linesMissed}`);
+    assertEquals(r.linesMissed, null, `linesMissed: ${r.linesMissed}`);
     assert(r.content.lines.includes("40"), `the visible screen: ${r.content.lines}`);
     // A wait given a cursor from before such a burst says output was dropped.
     const before = await session.ok<SinceResult>("capture_since", { paneId: pane });
@@ -958,7 +958,7 @@ Deno.test("capture_since: a lost place with no row to find again reads what tmux
       await counter.reset();
       const r = await session.ok<SinceResult>("capture_since", { paneId: pane, cursor: c.cursor });
       assertEquals(r.anchorLost, true);
-      assert(r.linesMissed >= 1, `linesMissed: ${r.linesMissed}`);
+      assertEquals(r.linesMissed, null, `linesMissed: ${r.linesMissed}`);
       // Every row tmux holds was written after the cleared ones: all of them come back.
       for (const n of ["1", "30", "60"]) {
         assert(r.content.lines.includes(n), `${n} in ${r.content.lines}`);

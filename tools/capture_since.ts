@@ -6,7 +6,6 @@ import { encodeCursor } from "../mcp/cursor.ts";
 import { ToolError } from "../mcp/errors.ts";
 import { budget, trimTrailingBlank } from "../mcp/panes.ts";
 import { defineTool, readsTerminal } from "../mcp/registry.ts";
-import { counted } from "../mcp/words.ts";
 import { content, maxLines, optionalPaneId } from "../mcp/schemas.ts";
 import {
   compareReading,
@@ -42,10 +41,10 @@ export const captureSince = defineTool({
     paneId: z.string(),
     content,
     cursor: z.string().describe("Pass to the next capture_since call for this pane."),
-    linesMissed: z.int().describe(
-      "Lines written since the cursor that this result does not hold because tmux dropped them, or " +
-        "that may be new but cannot be told from rows already returned (at least 1 when history was lost, " +
-        "as tmux does not count what it drops; 0 when nothing was lost).",
+    linesMissed: z.int().nullable().describe(
+      "Lines written since the cursor that this result does not hold: 0 when nothing was lost; " +
+        "null when history the cursor pointed into was dropped, as tmux keeps no count of the lines " +
+        "it drops (read the output another way if every line matters).",
     ),
     anchorLost: z.boolean().describe(
       "The rows the cursor remembered were not found: history cleared or trimmed (content is what " +
@@ -59,7 +58,7 @@ export const captureSince = defineTool({
       signal: ctx.signal,
     });
     let rows: string[];
-    let linesMissed = 0;
+    let linesMissed: number | null = 0;
     let anchorLost = false;
     if (!mark) {
       const top = snap.state.historySize - snap.first;
@@ -76,11 +75,12 @@ export const captureSince = defineTool({
         anchorLost = true;
         // History lost (a burst longer than the history, a clear): what
         // tmux still holds of the new rows is returned, not only the screen.
-        // Rows above newFrom may be new or may repeat rows the caller saw,
-        // and how many tmux dropped cannot be known, so at least one line
-        // counts as missed.
+        // How many lines went is unknown: tmux counts neither the lines it
+        // drops nor those that ever scrolled (a trim drops a tenth of the
+        // limit at a time, so its counts repeat), and rows above newFrom
+        // may be new or may repeat rows the caller saw.
         rows = delta.rows;
-        if (delta.historyLost) linesMissed = Math.max(1, delta.newFrom);
+        if (delta.historyLost) linesMissed = null;
       } else {
         throw new ToolError("the pane changed while it was being read", "Try again.");
       }
@@ -98,8 +98,8 @@ export const captureSince = defineTool({
       `pane ${r.paneId}, ${args?.cursor ? "new since the cursor" : "visible screen"}${
         !r.anchorLost
           ? ""
-          : r.linesMissed > 0
-          ? ` (cursor's rows lost, ${counted(r.linesMissed, "line")} missed)`
+          : r.linesMissed !== 0
+          ? " (cursor's rows lost: tmux dropped lines, how many is unknown)"
           : " (rows re-wrapped by a width change; the visible screen)"
       }`,
       r.content,
