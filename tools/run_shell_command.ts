@@ -5,6 +5,7 @@ import { contentText } from "../mcp/budget.ts";
 import { ToolError } from "../mcp/errors.ts";
 import { checkInputTargetWith, sendInput } from "../mcp/input.ts";
 import { budget, splitCapture } from "../mcp/panes.ts";
+import { promptBack } from "../mcp/prompt_back.ts";
 import { defineTool, type ToolContext } from "../mcp/registry.ts";
 import { content, maxLines, paneId, timeoutSeconds } from "../mcp/schemas.ts";
 import {
@@ -219,6 +220,8 @@ async function run(args: RunArgs, ctx: ToolContext) {
   const outcome = await waitForRun(ctx, args.paneId, frame, effective * 1000);
   const elapsedSeconds = Math.round(performance.now() - started) / 1000;
   const result = await collect(ctx, args.paneId, frame, outcome);
+  // The next line typed (or cursor taken) must find the prompt drawn.
+  if (result.outcome === "completed") await promptBack(ctx, args.paneId);
   return {
     paneId: args.paneId,
     outcome: result.outcome,
