@@ -1,12 +1,15 @@
 /**
  * The agent's loop around run_shell_command against real tmux: a run
  * returns with the prompt drawn, so a cursor taken next and a wait on it
- * see the typed line as an echo.
+ * see the typed line as an echo; a run that outlives its call is waited
+ * for again by its runId, with progress meanwhile.
  *
  * @module
  */
 
-import { assertEquals, assertStringIncludes } from "./assert.ts";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { KeptRuns } from "../mcp/kept_runs.ts";
+import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
 import { eventually, type Session, startServer, TmuxFixture } from "./harness.ts";
 
 /** A fixture with a window running `shell`, and a server driving it. */
@@ -25,6 +28,8 @@ async function teardown(fixture: TmuxFixture, session: Session): Promise<void> {
   await fixture.close();
 }
 
+/** bash without rc files and a plain prompt. */
+const PLAIN_BASH = `env PS1='$ ' bash --norc --noprofile`;
 /** bash whose prompt takes a while to draw (as a git-status prompt does). */
 const SLOW_PROMPT_BASH = `env PS1='$(sleep 0.3)$ ' bash --norc --noprofile`;
 
@@ -65,4 +70,176 @@ Deno.test("run_shell_command returns once the prompt is back: a wait on the next
   } finally {
     await teardown(fixture, session);
   }
+});
+
+interface Run {
+  outcome: string;
+  exitStatus: number | null;
+  output: { lines: string[] };
+  elapsedSeconds: number;
+  effectiveTimeoutSeconds: number;
+  timeoutClamped: boolean;
+  stillRunning: boolean;
+  runId: string | null;
+}
+
+function text(result: CallToolResult): string {
+  return (result.content[0] as { text: string }).text;
+}
+
+Deno.test("run_shell_command: a run that outlives its call is waited for again by its runId", async () => {
+  // A 1 s ceiling stands for the 30 s one: a longer timeout is clamped.
+  const { fixture, session, pane } = await setup(PLAIN_BASH, ["--wait-max-seconds", "1"]);
+  try {
+    const other = await fixture.tmux("new-window", "-P", "-F", "#{pane_id}", PLAIN_BASH);
+    const first = await session.call("run_shell_command", {
+      paneId: pane,
+      command: "echo before; tmux wait-for gate-a; echo after; exit 4",
+      timeoutSeconds: 5,
+    });
+    const r = first.structuredContent as unknown as Run;
+    assertEquals([r.outcome, r.stillRunning, r.timeoutClamped], ["timed_out", true, true]);
+    assertEquals(r.effectiveTimeoutSeconds, 1);
+    assert(r.runId !== null, "a timed-out run has a runId");
+    assertStringIncludes(text(first), "timeout clamped to the 1 s ceiling");
+    assertStringIncludes(text(first), `runId ${r.runId}`);
+    // Reads and runs elsewhere do not disturb it.
+    for (let i = 0; i < 3; i++) {
+      await session.ok("capture_pane", { paneId: pane });
+      const elsewhere = await session.ok<Run>("run_shell_command", {
+        paneId: other,
+        command: `echo elsewhere ${i}`,
+      });
+      assertEquals(elsewhere.output.lines, [`elsewhere ${i}`]);
+    }
+    const again = await session.ok<Run>("run_shell_command", {
+      paneId: pane,
+      runId: r.runId,
+      timeoutSeconds: 0.5,
+    });
+    assertEquals([again.outcome, again.stillRunning, again.runId], ["timed_out", true, r.runId]);
+    assertEquals(again.output.lines, ["before"]);
+    await fixture.tmux("wait-for", "-S", "gate-a");
+    const done = await session.ok<Run>("run_shell_command", { paneId: pane, runId: r.runId });
+    assertEquals([done.outcome, done.exitStatus, done.stillRunning, done.runId], [
+      "completed",
+      4,
+      false,
+      null,
+    ]);
+    assertEquals(done.output.lines, ["before", "after"]);
+    // Timed from the start, as if one call had waited all along.
+    const elapsed = [r.elapsedSeconds, again.elapsedSeconds, done.elapsedSeconds];
+    assert(elapsed[1] >= elapsed[0] + 0.5 && elapsed[2] > elapsed[1], `elapsed ${elapsed}`);
+    assertStringIncludes(
+      await session.fails("run_shell_command", { paneId: pane, runId: r.runId }),
+      "returned already",
+    );
+    assertStringIncludes(
+      await session.fails("run_shell_command", { paneId: pane, runId: "0123456789abcdef" }),
+      "no run with this id",
+    );
+    assertStringIncludes(await session.fails("run_shell_command", { paneId: pane }), "runId");
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+Deno.test("run_shell_command: a run that ended unwatched keeps its result when a later run takes the pane", async () => {
+  const { fixture, session } = await setup(PLAIN_BASH, ["--wait-max-seconds", "1"]);
+  try {
+    // A short history, set before the pane is made (tmux sizes it then).
+    await fixture.tmux("set-option", "-g", "history-limit", "100");
+    const pane = await fixture.tmux("new-window", "-P", "-F", "#{pane_id}", PLAIN_BASH);
+    const slow = await session.ok<Run>("run_shell_command", {
+      paneId: pane,
+      command: "echo one; tmux wait-for gate-b; echo two; exit 5",
+    });
+    assertEquals(slow.outcome, "timed_out");
+    // Still running: the pane is busy, and the refusal names the run to wait for.
+    const busy = await session.fails("run_shell_command", { paneId: pane, command: "true" });
+    assertStringIncludes(busy, `runId ${slow.runId}`);
+    await fixture.tmux("wait-for", "-S", "gate-b");
+    await eventually(
+      async () =>
+        (await fixture.tmux("show-options", "-p", "-t", pane)).includes(
+          `@tmux_mcp_status_${slow.runId}`,
+        ),
+      "the run has stored its status",
+    );
+    // The next run clears the pane's options, and its output pushes the
+    // earlier run's out of the history.
+    const next = await session.ok<Run>("run_shell_command", { paneId: pane, command: "seq 1 300" });
+    assertEquals([next.outcome, next.exitStatus], ["completed", 0]);
+    const screen = await fixture.tmux("capture-pane", "-p", "-S", "-", "-t", pane);
+    assert(!screen.includes("one"), "the earlier output is gone from the pane");
+    const late = await session.ok<Run>("run_shell_command", { paneId: pane, runId: slow.runId });
+    assertEquals([late.outcome, late.exitStatus, late.output.lines], ["completed", 5, [
+      "one",
+      "two",
+    ]]);
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+Deno.test("run_shell_command: a long wait reports progress", async () => {
+  const { fixture, session, pane } = await setup(PLAIN_BASH);
+  try {
+    const seen: number[] = [];
+    let twice!: () => void;
+    const reported = new Promise<void>((resolve) => (twice = resolve));
+    const call = session.client.callTool(
+      { name: "run_shell_command", arguments: { paneId: pane, command: "tmux wait-for gate-c" } },
+      undefined,
+      {
+        onprogress: (p: { progress: number }) => {
+          seen.push(p.progress);
+          if (seen.length === 2) twice();
+        },
+        timeout: 60_000,
+      },
+    );
+    // A failure bound, not a pace: without progress the assertion below fails.
+    const bound = setTimeout(twice, 20_000);
+    await reported;
+    clearTimeout(bound);
+    await fixture.tmux("wait-for", "-S", "gate-c");
+    const r = (await call).structuredContent as unknown as Run;
+    assertEquals([r.outcome, r.exitStatus], ["completed", 0]);
+    assert(seen.length >= 2 && seen[1] > seen[0] && seen[1] >= 1, `progress ${seen}`);
+  } finally {
+    await teardown(fixture, session);
+  }
+});
+
+Deno.test("kept runs: bounded in count and time, and say what became of a dropped one", () => {
+  let now = 0;
+  const runs = new KeptRuns<null>({ count: 2, ms: 60_000 }, () => now);
+  const run = (id: string) => ({
+    id,
+    label: "s",
+    paneId: "%1",
+    owner: "1",
+    frame: null,
+    startedAt: 0,
+  });
+  runs.keep(run("a"));
+  runs.keep(run("b"));
+  runs.keep(run("c"));
+  assertEquals(runs.onPane("s", "%1").map((r) => r.id), ["b", "c"]);
+  assertStringIncludes(JSON.stringify(runs.take("s", "%1", "a")), "at most 2 runs");
+  assertStringIncludes(JSON.stringify(runs.take("s", "%2", "b")), "runs in pane %1");
+  now = 60_000;
+  assertStringIncludes(JSON.stringify(runs.take("s", "%1", "c")), "within 1 minutes");
+  // Waited for again, a run's time starts over.
+  now = 0;
+  const fresh = new KeptRuns<null>({ count: 2, ms: 60_000 }, () => now);
+  fresh.keep(run("d"));
+  now = 50_000;
+  const taken = fresh.take("s", "%1", "d");
+  assert(!("why" in taken), "kept within its time");
+  fresh.keep(taken);
+  now = 100_000;
+  assertEquals(fresh.has("d"), true);
 });

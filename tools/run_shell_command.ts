@@ -1,10 +1,12 @@
 /** `run_shell_command`: runs a command in a pane's shell and returns its exit status and output. */
 
 import { z } from "zod";
-import { contentText } from "../mcp/budget.ts";
+import { budgetLines, type Content, contentText } from "../mcp/budget.ts";
 import { ToolError } from "../mcp/errors.ts";
 import { checkInputTargetWith, sendInput } from "../mcp/input.ts";
+import { type KeptRun, KeptRuns } from "../mcp/kept_runs.ts";
 import { budget, splitCapture } from "../mcp/panes.ts";
+import { withProgress } from "../mcp/progress_ticker.ts";
 import { promptBack } from "../mcp/prompt_back.ts";
 import { defineTool, type ToolContext } from "../mcp/registry.ts";
 import { content, maxLines, paneId, timeoutSeconds } from "../mcp/schemas.ts";
@@ -32,6 +34,8 @@ import { paneLineCommand } from "../tmux/views.ts";
 import { waitForChannel } from "../tmux/wait_for.ts";
 
 const OUTCOMES = ["completed", "timed_out", "pane_exited", "cancelled"] as const;
+/** A run's id, as {@link buildFrame} makes it. */
+const RUN_ID = /^[0-9a-f]{16}$/;
 type Outcome = typeof OUTCOMES[number];
 
 /** How often the wait checks that the pane still exists. */
@@ -47,6 +51,8 @@ interface ActiveRun {
 
 // Calls running a command in a pane right now, by socket + pane.
 const active = new Map<string, ActiveRun>();
+// Runs that outlived their call, for a later call with their runId.
+const kept = new KeptRuns<Frame>();
 
 /** The run_shell_command tool. */
 export const runShellCommand = defineTool({
@@ -54,8 +60,9 @@ export const runShellCommand = defineTool({
   title: "Run shell command",
   description:
     "Runs a command line in a pane's POSIX shell and returns its exit status and output. " +
-    "Runs in a subshell (cd, export do not stay). On timeout it keeps running: " +
-    "wait_for_text, or send_keys C-c. For interactive programs use send_keys.",
+    "Runs in a subshell (cd, export do not stay). On timeout it keeps running: call again " +
+    "with its runId instead of command to keep waiting, or send_keys C-c. " +
+    "For interactive programs use send_keys.",
   capability: {
     toolset: "execute",
     processReach: "pane-command",
@@ -67,7 +74,11 @@ export const runShellCommand = defineTool({
   },
   input: z.strictObject({
     paneId,
-    command: z.string().min(1).max(100_000).describe("May span lines (here-documents work)."),
+    command: z.string().min(1).max(100_000).nullish().describe(
+      "May span lines (here-documents work). Omit with runId.",
+    ),
+    runId: z.string().regex(RUN_ID, { error: "must be a runId as a timed-out run returned it" })
+      .nullish().describe("A timed-out run's runId: keep waiting for it."),
     timeoutSeconds,
     maxLines,
     suppressHistory: z.boolean().nullish().default(true).describe(
@@ -85,9 +96,17 @@ export const runShellCommand = defineTool({
     ),
     elapsedSeconds: z.number(),
     effectiveTimeoutSeconds: z.number(),
+    timeoutClamped: z.boolean().describe("The timeout asked for was above the server's ceiling."),
     stillRunning: z.boolean(),
+    runId: z.string().nullable().describe("With stillRunning: pass it back to keep waiting."),
   }),
   async handler(args, ctx) {
+    if ((args.command == null) === (args.runId == null)) {
+      throw new ToolError(
+        args.command == null ? "give command or runId" : "give command or runId, not both",
+        "Pass command to run a new command, or runId (from a timed-out result) to keep waiting for it.",
+      );
+    }
     const key = `${ctx.tmux.label} ${args.paneId}`;
     for (let earlier = active.get(key); earlier; earlier = active.get(key)) {
       if (!earlier.signal.aborted) {
@@ -103,7 +122,10 @@ export const runShellCommand = defineTool({
     const ended = Promise.withResolvers<void>();
     active.set(key, { signal: ctx.signal, ended: ended.promise });
     try {
-      return await run(args, ctx);
+      const { command, runId } = args;
+      return command != null
+        ? await run({ ...args, command }, ctx)
+        : await resume(args, runId!, ctx);
     } finally {
       active.delete(key);
       ended.resolve();
@@ -115,7 +137,11 @@ export const runShellCommand = defineTool({
         r.exitStatus === null ? "" : `, exit status ${r.exitStatus}`
       }` +
         `${r.stillRunning ? ", still running" : ""} after ${r.elapsedSeconds} s` +
-        `${r.outputIncomplete ? " (start of the output scrolled out of the history)" : ""}`,
+        `${
+          r.timeoutClamped ? ` (timeout clamped to the ${r.effectiveTimeoutSeconds} s ceiling)` : ""
+        }` +
+        `${r.outputIncomplete ? " (start of the output scrolled out of the history)" : ""}` +
+        `${r.runId === null ? "" : `; keep waiting with runId ${r.runId}`}`,
       r.output,
     ),
 });
@@ -124,15 +150,19 @@ export const runShellCommand = defineTool({
 const SHELL_GRACE_MS = 2_000;
 const SHELL_POLL_MS = 100;
 
-interface RunArgs {
+/** What a call waiting for a run was asked. */
+interface WaitArgs {
   paneId: string;
-  command: string;
   timeoutSeconds?: number | null;
   maxLines?: number | null;
+}
+
+interface RunArgs extends WaitArgs {
+  command?: string | null;
   suppressHistory?: boolean | null;
 }
 
-async function run(args: RunArgs, ctx: ToolContext) {
+async function run(args: RunArgs & { command: string }, ctx: ToolContext) {
   if (args.command.includes("\0")) {
     throw new ToolError("the command contains a NUL character", "Remove it and try again.");
   }
@@ -169,10 +199,6 @@ async function run(args: RunArgs, ctx: ToolContext) {
     suppressHistory: args.suppressHistory ?? true,
     owner,
   }, args.command);
-  const effective = Math.min(
-    args.timeoutSeconds ?? ctx.settings.waitMaxSeconds,
-    ctx.settings.waitMaxSeconds,
-  );
   const stored: string[][] = [];
   if (frame.commandOption !== null) {
     const [first, ...rest] = chunkText(args.command);
@@ -217,25 +243,98 @@ async function run(args: RunArgs, ctx: ToolContext) {
     ],
   });
 
-  const outcome = await waitForRun(ctx, args.paneId, frame, effective * 1000);
-  const elapsedSeconds = Math.round(performance.now() - started) / 1000;
-  const result = await collect(ctx, args.paneId, frame, outcome);
+  const typed = { id: frame.id, label: ctx.tmux.label, paneId: args.paneId, owner, frame };
+  return await waitAndCollect(ctx, { ...typed, startedAt: started }, args);
+}
+
+/**
+ * Waits for `run` within this call's timeout and reads its result; a run
+ * that outlives the call is kept for a later call with its runId.
+ */
+async function waitAndCollect(ctx: ToolContext, run: KeptRun<Frame>, args: WaitArgs) {
+  const ceiling = ctx.settings.waitMaxSeconds;
+  const effective = Math.min(args.timeoutSeconds ?? ceiling, ceiling);
+  const since = (at: number) => Math.round(at - run.startedAt) / 1000;
+  const outcome = await withProgress(
+    ctx,
+    `running in ${run.paneId}`,
+    since(performance.now()),
+    effective,
+    () => waitForRun(ctx, run.paneId, run.frame, effective * 1000),
+  );
+  const elapsedSeconds = since(performance.now());
+  const result = await collect(ctx, run.paneId, run.frame, outcome);
   // The next line typed (or cursor taken) must find the prompt drawn.
-  if (result.outcome === "completed") await promptBack(ctx, args.paneId);
+  if (result.outcome === "completed") await promptBack(ctx, run.paneId);
+  const stillRunning = result.outcome === "timed_out" || result.outcome === "cancelled";
+  if (stillRunning) kept.keep(run);
+  else kept.forget(run.id, "its result was returned already");
+  const output = budget(ctx, result.framed.lines, args.maxLines);
+  if (result.outputIncomplete) output.truncated = true;
   return {
-    paneId: args.paneId,
+    paneId: run.paneId,
     outcome: result.outcome,
     exitStatus: result.exitStatus,
-    output: (() => {
-      const output = budget(ctx, result.framed.lines, args.maxLines);
-      if (result.outputIncomplete) output.truncated = true;
-      return output;
-    })(),
+    output,
     outputIncomplete: result.outputIncomplete,
     elapsedSeconds,
     effectiveTimeoutSeconds: effective,
-    stillRunning: result.outcome === "timed_out" || result.outcome === "cancelled",
+    timeoutClamped: (args.timeoutSeconds ?? 0) > ceiling,
+    stillRunning,
+    runId: stillRunning ? run.id : null,
   };
+}
+
+/** Waits again for run `runId`, which an earlier call left running. */
+async function resume(args: WaitArgs, runId: string, ctx: ToolContext) {
+  const run = kept.take(ctx.tmux.label, args.paneId, runId);
+  if ("why" in run) {
+    throw new ToolError(
+      `run ${runId} cannot be waited for: ${run.why}`,
+      "Check the pane (capture_pane), and run the command again if needed.",
+    );
+  }
+  const ended = run.ended ?? (await sameShell(ctx, run) ? undefined : null);
+  if (ended === undefined) return await waitAndCollect(ctx, run, args);
+  kept.forget(run.id, "its result was returned already");
+  const ceiling = ctx.settings.waitMaxSeconds;
+  return {
+    paneId: run.paneId,
+    // null: the pane's shell was respawned or the pane closed, with the run.
+    outcome: ended ? "completed" as const : "pane_exited" as const,
+    exitStatus: ended?.exitStatus ?? null,
+    output: rebudget(ctx, ended?.output, args.maxLines),
+    outputIncomplete: ended?.outputIncomplete ?? false,
+    elapsedSeconds: ended?.elapsedSeconds ?? Math.round(performance.now() - run.startedAt) / 1000,
+    effectiveTimeoutSeconds: Math.min(args.timeoutSeconds ?? ceiling, ceiling),
+    timeoutClamped: (args.timeoutSeconds ?? 0) > ceiling,
+    stillRunning: false,
+    runId: null,
+  };
+}
+
+/** True when the shell `run` was typed into still runs in its pane. */
+async function sameShell(ctx: ToolContext, run: KeptRun<Frame>): Promise<boolean> {
+  try {
+    return await ctx.tmux.one(paneLineCommand(run.paneId, "#{pane_pid}")) === run.owner;
+  } catch (error) {
+    if (error instanceof TmuxError && error.kind === "no_target") return false;
+    throw error;
+  }
+}
+
+/** `output` (kept within the default budget) within this call's `maxLines`. */
+function rebudget(ctx: ToolContext, output: Content | undefined, maxLines?: number | null) {
+  if (!output) return budget(ctx, []);
+  const fitted = budgetLines(
+    output.lines,
+    maxLines ?? ctx.settings.maxLines,
+    ctx.settings.maxBytes,
+  );
+  fitted.droppedLines += output.droppedLines;
+  fitted.droppedBytes += output.droppedBytes;
+  fitted.truncated ||= output.truncated;
+  return fitted;
 }
 
 /** How long the check of an earlier run waits for it to end, or to begin. */
@@ -274,9 +373,12 @@ async function previousRun(
       throw busy(
         paneId,
         "the command of an earlier run_shell_command (which timed out or was cancelled) is still running",
+        kept.has(mark.id) ? mark.id : undefined,
       );
     }
+    if (state === "signalled") names.push(`${STATUS_OPTION_PREFIX}${mark.id}`);
   }
+  await settleKept(ctx, paneId, owner, names);
   const stale = names.filter((name) =>
     name === RUNNING_OPTION || name === TYPED_PATH_OPTION ||
     name.startsWith(STATUS_OPTION_PREFIX) ||
@@ -311,12 +413,50 @@ async function hasStarted(ctx: ToolContext, paneId: string, mark: RunningMark): 
   return path !== typedPath || (now !== null && now.id === mark.id && now.started);
 }
 
-function busy(paneId: string, why: string): ToolError {
+function busy(paneId: string, why: string, runId?: string): ToolError {
+  const wait = runId
+    ? `Wait for it with run_shell_command paneId ${paneId} runId ${runId}`
+    : "Wait for it to finish (wait_for_text)";
   return new ToolError(
     `pane ${paneId} is busy: ${why}`,
-    'Wait for it to finish (wait_for_text), or interrupt it with send_keys keys ["C-c"], then call ' +
+    `${wait}, or interrupt it with send_keys keys ["C-c"], then call ` +
       "run_shell_command again (respawn_pane also clears it, by restarting the pane's shell).",
   );
+}
+
+/**
+ * Before a new run clears the pane's options: reads the result of each kept
+ * run of the pane that ended (`options` names its status option), which no
+ * call could read afterwards, and drops kept runs that cannot end (their
+ * line never ran, or their shell was restarted).
+ */
+async function settleKept(
+  ctx: ToolContext,
+  paneId: string,
+  owner: string,
+  options: string[],
+): Promise<void> {
+  for (const run of kept.onPane(ctx.tmux.label, paneId)) {
+    if (run.ended) continue;
+    if (run.owner !== owner) {
+      kept.forget(run.id, "the pane's shell was restarted, which ended it");
+    } else if (!options.includes(run.frame.statusOption)) {
+      kept.forget(run.id, "the shell never ran its line (a later run took the pane)");
+    } else {
+      try {
+        const result = await collect(ctx, paneId, run.frame, "completed");
+        run.ended = {
+          exitStatus: result.exitStatus ?? 0,
+          output: budget(ctx, result.framed.lines),
+          outputIncomplete: result.outputIncomplete,
+          elapsedSeconds: Math.round(performance.now() - run.startedAt) / 1000,
+        };
+      } catch (error) {
+        if (!(error instanceof ToolError || error instanceof TmuxError)) throw error;
+        kept.forget(run.id, `its result could not be read: ${error.message}`);
+      }
+    }
+  }
 }
 
 /** Waits for the run's channel while checking that the pane lives on. */
