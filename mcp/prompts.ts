@@ -88,17 +88,13 @@ const runAndCheck: PromptDef = {
             call("run_shell_command", { paneId, command, timeoutSeconds: env.waitMax })
           }. tmux reports completion and the exit status, so nothing has to be read off the screen.`,
           "Read the result: outcome completed with exitStatus 0 is success; any other exitStatus is a failure whose cause is in output.",
-          `If outcome is timed_out, the command is still running (stillRunning): do not start it again; ${
-            env.has("wait_for_text")
-              ? `wait for a line it prints when done with ${
-                call("wait_for_text", {
-                  paneId,
-                  patterns: ["<text it prints at the end>"],
-                  timeoutSeconds: env.waitMax,
-                })
-              }`
-              : "look again later"
-          }${env.has("capture_since") ? ", and read new output with capture_since" : ""}.`,
+          `If outcome is timed_out, the command is still running (stillRunning): do not start it again; keep waiting for it with ${
+            call("run_shell_command", {
+              paneId,
+              runId: "<the runId it returned>",
+              timeoutSeconds: env.waitMax,
+            })
+          }, as often as needed: the result is the same as if the first call had waited the whole time.`,
           "If outcome is pane_exited, the shell in the pane ended: say so, do not retry blindly.",
           "Report the exit status and the lines of output that matter, not the whole output.",
         ])

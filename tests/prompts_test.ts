@@ -105,6 +105,15 @@ Deno.test("prompts: run_and_check without run_shell_command types an exit marker
   assert(!without.includes("cursor"), "no cursor step without capture_since");
 });
 
+Deno.test("prompts: run_and_check keeps waiting for a timed-out run by its runId", async () => {
+  const prompts = new Prompts(selection(["inspect", "execute"]), { waitMaxSeconds: 12 });
+  const text = await render(prompts, "run_and_check");
+  assertStringIncludes(
+    text,
+    'run_shell_command {"paneId":"%7","runId":"<the runId it returned>","timeoutSeconds":12}',
+  );
+});
+
 Deno.test("prompts: build_workspace reads names and commands; windows are checked", async () => {
   assertEquals(parseWindows(" editor , server = npm run dev -- --port=3000,, logs=tail -f a.log"), [
     { name: "editor", command: null },
