@@ -295,7 +295,15 @@ async function resume(args: WaitArgs, runId: string, ctx: ToolContext) {
     );
   }
   const ended = run.ended ?? (await sameShell(ctx, run) ? undefined : null);
-  if (ended === undefined) return await waitAndCollect(ctx, run, args);
+  if (ended === undefined) {
+    try {
+      return await waitAndCollect(ctx, run, args);
+    } catch (error) {
+      // Not waited for to the end (the server went, a read failed): a later call may.
+      if (!kept.has(run.id)) kept.keep(run);
+      throw error;
+    }
+  }
   kept.forget(run.id, "its result was returned already");
   const ceiling = ctx.settings.waitMaxSeconds;
   return {
