@@ -89,13 +89,14 @@ export function directoryArgs(dir: string | null | undefined): string[] {
 /**
  * The `-c` arguments that start a pane split from `paneId` where that pane
  * is now, as a person's `-c "#{pane_current_path}"` binding would. Not that
- * format itself: tmux 3.3a expands `-c` for the target's session, so it
- * names the directory of the session's active pane, not of the one split.
- * An empty path (tmux could not read it) leaves tmux's own default.
+ * format alone: tmux (3.3a, 3.5a) expands `-c` for the target's session, so
+ * it names the directory of the session's active pane. Looping over the
+ * session's panes picks the split one in the same round trip (a window
+ * linked twice into that session would name it twice, and tmux would fall
+ * back to the home directory). An empty path leaves tmux's own default.
  */
-export async function splitDirectoryArgs(ctx: ToolContext, paneId: string): Promise<string[]> {
-  const path = await ctx.tmux.one(["display-message", "-p", "-t", paneId, "#{pane_current_path}"]);
-  return directoryArgs(path);
+export function splitDirectoryArgs(paneId: string): string[] {
+  return ["-c", `#{W:#{P:#{?#{==:#{pane_id},${paneId}},#{pane_current_path},}}}`];
 }
 
 /**

@@ -59,7 +59,7 @@ export const splitWindow = defineTool({
     if (args.percentage) command.push("-l", `${args.percentage}%`);
     const directory = args.startDirectory
       ? directoryArgs(args.startDirectory)
-      : await splitDirectoryArgs(ctx, paneTarget(args.paneId));
+      : splitDirectoryArgs(args.paneId);
     command.push(...directory, ...environmentArgs(args.environment));
     const output = await withoutValues(
       [args.startDirectory, ...Object.values(args.environment ?? {})],
