@@ -234,12 +234,18 @@ export class TmuxFixture {
     return tmuxAt(this.socketPath, ...args);
   }
 
-  /** Types `command` and Enter into `pane` and waits until the shell has run it. */
+  /** Types `command` and Enter into `pane` and waits until the shell has run it and prompts again. */
   async runInPane(pane: string, command: string): Promise<void> {
     const channel = `t${crypto.randomUUID().slice(0, 8)}`;
     const waiting = this.tmux("wait-for", channel);
     await this.typeLine(pane, `${command}; tmux -S '${this.socketPath}' wait-for -S ${channel}`);
     await waiting;
+    // The signal comes before the shell draws its next prompt: wait for the
+    // prompt too, or a read right after would race it.
+    await eventually(
+      async () => (await this.tmux("display-message", "-p", "-t", pane, "#{cursor_x}")) !== "0",
+      `the prompt in ${pane} after ${command}`,
+    );
   }
 
   /** Types `line` and Enter into `pane`, without waiting for what it starts. */

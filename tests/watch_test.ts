@@ -1131,3 +1131,24 @@ Deno.test("watchPaneOutput: wakes on the pane's output, not on others', and on f
     await fixture.close();
   }
 });
+
+Deno.test("wait_for_text: waits one after another never crash tmux (an ended watch client notifies)", async () => {
+  const { fixture, session, pane } = await setup();
+  try {
+    // Each wait attaches a watch client and ends it; the next attaches while
+    // tmux may still owe the others `%client-detached` for the last one.
+    for (let round = 0; round < 60; round++) {
+      const r = structured(
+        await session.call("wait_for_text", {
+          paneId: pane,
+          patterns: ["never-printed"],
+          timeoutSeconds: 0.1,
+        }),
+      );
+      assertEquals(r.outcome, "timeout", `round ${round}`);
+    }
+    assertEquals(await fixture.tmux("display-message", "-p", "#{session_name}"), "main");
+  } finally {
+    await teardown(fixture, session);
+  }
+});

@@ -7,7 +7,7 @@
 
 import { adopt, killChild } from "./children.ts";
 import { childEnvironment } from "./environment.ts";
-import { missingTmux, spawnStats } from "./spawn.ts";
+import { missingTmux, spawnStats, spawnTmux } from "./spawn.ts";
 
 /*
  * tmux 3.3a crashes (NULL `control_state` in control_write) when it sends a
@@ -26,6 +26,12 @@ import { missingTmux, spawnStats } from "./spawn.ts";
  * pass of its loop, as two tool calls' round trips sent together are. tmux
  * runs a command's notifications before it reads more input, so loud round
  * trips go one at a time: the next is sent once the one before is answered.
+ *
+ * A control client that ends is one such notification too: tmux tells every
+ * control client `%client-detached` once it notices the end, so an attach
+ * waits while one of ours is leaving, and after one ended makes a round
+ * trip as a plain client first, which tmux answers only after it has sent
+ * that notification (docs/tmux-quirks.md).
  */
 /** Control clients (or reserved slots for them) that have not attached yet. */
 const attaching = new Set<object>();
@@ -37,6 +43,11 @@ const wakers = new Set<() => void>();
 const loudWaiters: { claim: () => void }[] = [];
 /** Changes so far (a loud round trip ended, an attach settled): a queue that moves is no wedge. */
 let progress = 0;
+
+/** Control clients of this process that ended since the last {@link afterEnds} round trip. */
+let endedSinceBarrier = 0;
+/** Control clients of this process told to leave that have not ended yet. */
+const leaving = new Set<Deno.ChildProcess>();
 
 /** Longest wait for the other side (attaches, or commands in flight) before going anyway. */
 const HANDSHAKE_WAIT_MS = 3_000;
@@ -162,7 +173,7 @@ export interface AttachSlot {
 export async function reserveAttach(): Promise<AttachSlot> {
   const key = {};
   attaching.add(key);
-  await until(() => loudInFlight === 0);
+  await until(() => loudInFlight === 0 && leaving.size === 0);
   return { release: () => settle(key) };
 }
 
@@ -215,6 +226,7 @@ export async function spawnControlClient(
   options: ControlClientOptions,
 ): Promise<Deno.ChildProcess | undefined> {
   const slot = await reserveAttach();
+  await afterEnds(binary, globalArgs);
   if (options.stillWanted && !options.stillWanted()) {
     slot.release();
     return undefined;
@@ -252,9 +264,27 @@ export async function spawnControlClient(
   // The child's own entry first, so the count never drops to zero between.
   attaching.add(child);
   slot.release();
-  // A client that ends before attaching is no longer at risk.
-  void child.status.finally(() => markAttached(child));
+  // A client that ends before attaching is no longer at risk; its end notifies.
+  void child.status.finally(() => {
+    endedSinceBarrier++;
+    markAttached(child);
+  });
   return adopt(child, "control");
+}
+
+/**
+ * When control clients of this process ended since the last call, makes one
+ * round trip as a plain (not control) client: tmux answers it only after it
+ * has noticed those ends and sent their `%client-detached`, which must not
+ * reach a control client still attaching. Errors (no server) end it too.
+ */
+async function afterEnds(binary: string, globalArgs: string[]): Promise<void> {
+  const ended = endedSinceBarrier;
+  if (ended === 0) return;
+  await spawnTmux(binary, ["-N", ...globalArgs, "display-message", "-p", ""], {
+    timeoutMs: HANDSHAKE_WAIT_MS,
+  }).catch(() => {});
+  endedSinceBarrier -= ended;
 }
 
 /**
@@ -270,11 +300,17 @@ export async function leaveControlClient(
   graceMs: number,
 ): Promise<void> {
   await handshakesSettled(child);
-  // A broken pipe means the client already left, which is the goal.
-  await closeInput().catch(() => {});
-  const timer = setTimeout(() => killChild(child), graceMs);
-  await ended;
-  clearTimeout(timer);
+  leaving.add(child);
+  try {
+    // A broken pipe means the client already left, which is the goal.
+    await closeInput().catch(() => {});
+    const timer = setTimeout(() => killChild(child), graceMs);
+    await ended;
+    clearTimeout(timer);
+  } finally {
+    leaving.delete(child);
+    changed();
+  }
 }
 
 /**
