@@ -307,6 +307,13 @@ workspaceTest(
   "split_window and create_window start where the split pane or the session's active pane is",
   async (fx, s) => {
     const first = `${fx.dir}/first`;
+    // A new pane's path reads empty until its shell has started.
+    const inDirectory = (pane: string, dir: string) =>
+      eventually(
+        async () => (await show(fx, pane, "#{pane_current_path}")) === dir,
+        `${pane} in ${dir}`,
+        5_000,
+      );
     const moved = `${fx.dir}/moved #{session_name}`;
     await Deno.mkdir(first);
     await Deno.mkdir(moved);
@@ -316,20 +323,20 @@ workspaceTest(
     });
     // Not the directory this server was started in: the session's active pane's.
     const window = await s.ok<{ pane: Pane }>("create_window", { session: "dirs" });
-    assertEquals(await show(fx, window.pane.paneId, "#{pane_current_path}"), first);
+    await inDirectory(window.pane.paneId, first);
     // The pane split is in a window that is not current, and its shell moved:
     // the new pane follows it, not the session's active pane (still in first).
     await fx.runInPane(window.pane.paneId, `cd '${moved}'`);
     const split = await s.ok<{ pane: Pane }>("split_window", { paneId: window.pane.paneId });
-    assertEquals(await show(fx, split.pane.paneId, "#{pane_current_path}"), moved);
-    assertEquals(await show(fx, created.pane.paneId, "#{pane_current_path}"), first);
+    await inDirectory(split.pane.paneId, moved);
+    await inDirectory(created.pane.paneId, first);
     // startDirectory still wins.
     const given = await s.ok<{ pane: Pane; startDirectoryConfirmed: boolean }>("split_window", {
       paneId: window.pane.paneId,
       startDirectory: first,
     });
     assertEquals(given.startDirectoryConfirmed, true);
-    assertEquals(await show(fx, given.pane.paneId, "#{pane_current_path}"), first);
+    await inDirectory(given.pane.paneId, first);
   },
 );
 
