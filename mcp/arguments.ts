@@ -1,6 +1,6 @@
 /**
  * Validates tool arguments against a closed schema and explains a rejection
- * without echoing the rejected value (CONTRACT §4).
+ * without echoing the rejected value: an error never repeats what was sent.
  *
  * @module
  */

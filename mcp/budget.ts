@@ -1,5 +1,5 @@
 /**
- * Line and byte budgets for text results (CONTRACT §4): keep the newest
+ * Line and byte budgets for text results (docs/behaviour.md#budgets): keep the newest
  * lines, first at most `maxLines`, then at most the byte budget, cutting only
  * on UTF-8 character boundaries.
  *

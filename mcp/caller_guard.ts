@@ -1,5 +1,5 @@
 /**
- * The caller guard of the changing tools (CONTRACT §4 caller): nothing that
+ * The caller guard of the changing tools (docs/behaviour.md#safety-guards): nothing that
  * holds this server's own pane is destroyed, and no window holding it is
  * synchronized. A target read earlier may hold the pane by now (a concurrent
  * swap_pane or move_window), so tmux checks it right before the change.

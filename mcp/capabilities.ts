@@ -1,5 +1,5 @@
 /**
- * The `tmux://capabilities` document (CONTRACT §7): what this server is,
+ * The `tmux://capabilities` document: what this server is,
  * which tmux it drives and why, and what every offered tool may do.
  *
  * @module

@@ -1,5 +1,5 @@
 /**
- * Input safety (CONTRACT §4): input reaches a pane only when it is not this
+ * Input safety (docs/behaviour.md#safety-guards): input reaches a pane only when it is not this
  * server's own, is alive, is in no mode (copy mode, view mode), and its keys
  * would not be copied into this server's own pane by synchronize-panes (nor,
  * for input meant for one pane alone, into any other pane).

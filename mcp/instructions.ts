@@ -1,5 +1,5 @@
 /**
- * The server instructions a model reads before anything else (CONTRACT §7),
+ * The server instructions a model reads before anything else,
  * kept within 2,048 UTF-8 bytes whatever the selection, caller pane or
  * socket path: every sentence names only tools that are offered, and the
  * socket path (the one unbounded part) is shortened, then dropped, before

@@ -1,5 +1,5 @@
 /**
- * Live views of the driven tmux server (CONTRACT §7): `tmux://sessions`,
+ * Live views of the driven tmux server (docs/behaviour.md#live-resources): `tmux://sessions`,
  * `tmux://panes/{paneId}` and `tmux://panes/{paneId}/content`, listed,
  * readable, completable and subscribable.
  *
@@ -156,7 +156,7 @@ async function readPane(tmux: Tmux, paneId: string, caller: string | null): Prom
 /**
  * The visible text of a pane within the budgets, with a first line saying
  * what was cut. The byte budget holds for the read as it goes on the wire
- * (CONTRACT §4): JSON escaping can double the text (quotes, backslashes), so
+ * (every read fits --max-bytes): JSON escaping can double the text (quotes, backslashes), so
  * the text's own budget is the largest that keeps the whole read within it.
  */
 function screenText(ctx: ResourceContext, uri: string, screen: string): string {

@@ -1,5 +1,5 @@
 /**
- * Prompts (CONTRACT §7): short recipes a user can pick that route the model
+ * Prompts: short recipes a user can pick that route the model
  * to the right tools of this server, with the arguments filled in. Each
  * recipe names only tools that are selected, and a prompt whose essential
  * tools are not selected is not offered at all.

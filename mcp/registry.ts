@@ -12,7 +12,7 @@ import type { Tmux } from "../tmux/client.ts";
 import type { Settings } from "./settings.ts";
 import type { Toolset } from "./toolsets.ts";
 
-/** The honest classification of a tool (CONTRACT §4), carried in `_meta`. */
+/** The honest classification of a tool, carried in `_meta` (listed in docs/tools.md). */
 export interface Capability {
   /** The toolset the tool belongs to. */
   toolset: Toolset;

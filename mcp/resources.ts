@@ -94,8 +94,8 @@ export function readBytes(contents: ResourceContents[]): number {
 }
 
 /**
- * `contents` when its read fits `maxBytes` as it goes on the wire (CONTRACT
- * §4), else the refusal: `what` is larger than the budget, the least budget
+ * `contents` when its read fits `maxBytes` as it goes on the wire (every
+ * result fits --max-bytes), else the refusal: `what` is larger than the budget, the least budget
  * that returns it (`needed` maps the read's size to it, for a document that
  * states the budget), then `instead`. A JSON document cut short would read
  * as whole, so it is refused rather than cut.
@@ -177,7 +177,7 @@ function cursorUri(cursor: string): string | undefined {
 /**
  * The page of `resources`, in {@link compareUris} order, that follows the
  * resource `cursor` names (absent: the first page), and whose answer fits
- * `maxBytes` as it goes on the wire (CONTRACT §4), with the cursor of the
+ * `maxBytes` as it goes on the wire (every answer fits --max-bytes), with the cursor of the
  * next page when some are left. A page holds at least one resource, so
  * paging always ends. The cursor names the last resource listed rather than
  * a position: resources that appear or go between two pages shift no other

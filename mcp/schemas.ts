@@ -1,6 +1,6 @@
 /**
- * Schema pieces shared by the tools: ids, budgets, and the views of
- * CONTRACT §5 as output schemas.
+ * Schema pieces shared by the tools: ids, budgets, and the shared views
+ * (docs/tools.md#shared-result-views) as output schemas.
  *
  * @module
  */
@@ -50,7 +50,7 @@ export const maxLines = z.int().min(1).max(100_000).nullish().describe(
 
 /**
  * A wait timeout in seconds, clamped to the server's wait ceiling. No upper
- * bound: CONTRACT §4 says a larger timeout is clamped, never refused.
+ * bound: a larger timeout is clamped, never refused.
  */
 export const timeoutSeconds = z.number().min(0).nullish().describe(
   "Default and ceiling: --wait-max-seconds.",
@@ -75,7 +75,7 @@ function labelNote(what: string): string {
   return `At most ${LABEL_MAX_BYTES} UTF-8 bytes; a longer ${what} is cut and ends in ${CUT_MARK}.`;
 }
 
-/** CONTRACT §5 PaneView. */
+/** A pane as every tool shows it (docs/tools.md#paneview). */
 export const paneView = z.object({
   paneId: z.string(),
   windowId: z.string(),
@@ -96,7 +96,7 @@ export const paneView = z.object({
   isCaller: z.boolean(),
 });
 
-/** CONTRACT §5 WindowView. */
+/** A window as every tool shows it (docs/tools.md#windowview). */
 export const windowView = z.object({
   windowId: z.string(),
   sessionId: z.string(),
@@ -111,7 +111,7 @@ export const windowView = z.object({
   activePaneId: z.string(),
 });
 
-/** CONTRACT §5 SessionView. */
+/** A session as every tool shows it (docs/tools.md#sessionview). */
 export const sessionView = z.object({
   sessionId: z.string(),
   name: z.string(),
@@ -124,7 +124,7 @@ export const sessionView = z.object({
   activePaneId: z.string(),
 });
 
-/** CONTRACT §5 Action. */
+/** What a changing tool did (docs/tools.md#action). */
 export const action = z.object({
   changed: z.boolean(),
   paneId: z.string().optional(),

@@ -1,5 +1,5 @@
 /**
- * The settings of CONTRACT §2: every setting is a flag and an environment
+ * The settings (README.md#settings): every setting is a flag and an environment
  * variable, the flag wins. Parsing is pure: the environment comes in as a
  * function and problems come back as a {@link SettingsError}.
  *
@@ -156,7 +156,7 @@ export function parseSettings(
     : values.doctor
     ? "doctor"
     : "serve";
-  // --help and --version answer whatever the settings hold (CONTRACT §1): a
+  // --help and --version answer whatever the settings hold, never touching tmux: a
   // bad variable must not hide the help that would explain it.
   if (action === "help" || action === "version") {
     return { action, ...resolveSettings({}, () => undefined, undefined) };
@@ -275,7 +275,7 @@ function resolveSettings(
       numbers[flag] = spec.fallback;
       continue;
     }
-    // CONTRACT §2: only a non-number stops start-up. A number out of range
+    // Only a non-number stops start-up. A number out of range
     // (0.5 too) is clamped; one within it that is not whole (2.5) is rounded.
     if (!/^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(raw)) {
       throw new SettingsError(

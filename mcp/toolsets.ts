@@ -1,5 +1,5 @@
 /**
- * The four toolsets of CONTRACT §3 and how a selection of tools is made
+ * The four toolsets (docs/tools.md) and how a selection of tools is made
  * from toolsets, extra tools and exclusions.
  *
  * @module

@@ -459,7 +459,8 @@ Deno.test("reads in flight when the control client's session is killed, or the s
     const failed = answers.filter((r: CallToolResult) => r.isError)
       .map((r: CallToolResult) => JSON.stringify(r.content));
     assertEquals(failed, [], "no read failed");
-    // Before the kill: the sessions; after it: none (CONTRACT §4), never an error.
+    // Before the kill: the sessions; after it: none (a list tool reads a missing server as
+    // empty), never an error.
     const lists = await killDuringBurst(
       fx,
       "kill-server",

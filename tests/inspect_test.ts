@@ -751,9 +751,9 @@ serverTest(
   { args: ["--toolsets", "inspect", "--exclude-tools", "capture_pane"] },
 );
 
-Deno.test("tools/list advertises every default CONTRACT §6 gives an argument", async () => {
-  // CONTRACT §6 writes each default as `name=value`; a client (and the model)
-  // only sees one through the input schema's `default`.
+Deno.test("tools/list advertises the default of every argument that has one", async () => {
+  // A client (and the model) only sees a default through the input schema's
+  // `default` (docs/tools.md lists them).
   const defaults: Record<string, Record<string, unknown>> = {
     show_option: { scope: "Pane" },
     show_hooks: { scope: "Session" },

@@ -1,4 +1,4 @@
-/** The process contract (CONTRACT §1): one stderr line, clean exit on stdin EOF, start-up failures. */
+/** The process rules: one stderr line, clean exit on stdin EOF, start-up failures. */
 
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
 import {

@@ -1,5 +1,5 @@
 /**
- * Prompts and server instructions (CONTRACT §7): recipes render with their
+ * Prompts and server instructions: recipes render with their
  * arguments and name only offered tools; the instructions stay within 2,048
  * UTF-8 bytes in every toolset selection, with a caller pane and a long
  * socket path.

@@ -1,5 +1,5 @@
 /**
- * Live resources (CONTRACT §7): listing, reading, completion, subscriptions
+ * Live resources (docs/behaviour.md#live-resources): listing, reading, completion, subscriptions
  * to a pane's content, and list_changed for the agent's and a person's
  * changes, against a real tmux server per test.
  *

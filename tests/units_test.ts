@@ -144,7 +144,7 @@ Deno.test("settings: numbers are clamped with a note; a non-number is an error",
 });
 
 Deno.test("settings: a number that is not whole is a number: rounded, then clamped, with a note", () => {
-  // CONTRACT §2: out of range is clamped and logged; only a non-number stops start-up.
+  // A number out of range is clamped and logged; only a non-number stops start-up.
   const out = parseSettings(
     ["--max-lines", "-.5", "--max-bytes", "-1.5"],
     env({ LIBTMUX_MCP_WAIT_MAX_SECONDS: "0.5" }),

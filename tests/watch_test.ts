@@ -488,7 +488,7 @@ Deno.test("wait_for_text: with a cursor, the echo of the typed command line is n
     // Lines below the typed one count as before, the prompt's answer included.
     const any = structured(await session.call("wait_for_text", { cursor, timeoutSeconds: 10 }));
     assertEquals(any.outcome, "any_output");
-    // Empty lists read as no patterns (CONTRACT: no patterns = any new output).
+    // Empty lists read as no patterns, and no patterns means any new output.
     const empty = structured(
       await session.call("wait_for_text", {
         cursor,

@@ -1,5 +1,5 @@
 /**
- * The shared views of tmux objects (CONTRACT §5) and the queries that read
+ * The shared views of tmux objects (docs/tools.md#shared-result-views) and the queries that read
  * them. One format per view; every tool that shows a pane, window or session
  * reads it through here.
  *
@@ -90,7 +90,7 @@ const SESSION = {
   activePaneId: text("pane_id"),
 };
 
-/** A pane as every tool shows it (the 17 fields of CONTRACT §5). */
+/** A pane as every tool shows it (the 17 fields of docs/tools.md#paneview). */
 export type PaneView = Row<typeof PANE> & { isCaller: boolean };
 /** A window as every tool shows it. */
 export type WindowView = Row<typeof WINDOW>;

@@ -33,7 +33,7 @@ export interface WaitOptions {
 /** How long a released waiter may take to leave before it is killed. */
 const RELEASE_GRACE_MS = 2_000;
 
-/** Channel names tmux-mcp accepts (CONTRACT §6). */
+/** Channel names tmux-mcp accepts: 1-128 of letters, digits and `_.:-`. */
 export const CHANNEL_NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
 
 /**

@@ -9,7 +9,7 @@ import { content, optionalPaneId, timeoutSeconds } from "../mcp/schemas.ts";
 import { cursorPane } from "../mcp/since.ts";
 import { waitForText, WITHOUT_CURSOR } from "../mcp/wait_text.ts";
 
-// An empty list is no patterns, as an omitted one is (CONTRACT: no patterns = any new output).
+// An empty list is no patterns, as an omitted one is: any new output ends the wait.
 const patternList = z.array(z.string().min(1).max(999)).max(32).nullish();
 
 /** The wait_for_text tool. */
