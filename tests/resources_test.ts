@@ -432,7 +432,7 @@ for (const transport of ["control", "process"]) {
         await n.next(from, updatedOf(uri), `update after selecting ${focus}`);
         assertEquals(JSON.parse(await readText(s, uri)).active, active);
       }
-      // Zoom and modes print nothing either (README: resized, zoomed, a mode).
+      // Zoom and modes print nothing either (docs/behaviour.md: resized, zoomed, a mode).
       let from = n.mark();
       await fx.tmux("resize-pane", "-Z", "-t", pane);
       await n.next(from, updatedOf(uri), "update after zooming");

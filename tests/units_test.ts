@@ -554,7 +554,7 @@ Deno.test("list text: one line per item, every known field, flags only when set,
   assert(!lines[2].includes("command=") && !lines[2].includes("pid="), "unknown values left out");
   assert(!/ active\b/.test(lines[2]), "a flag that is not set is not named");
   assertEquals(renderPanes([]), "0 panes");
-  // The size claim of README and the module: 32 ordinary panes take about half their JSON.
+  // The size claim of docs/behaviour.md and the module: 32 ordinary panes take about half their JSON.
   const ordinary = Array.from({ length: 32 }, (_, i) => ({
     ...pane,
     paneId: `%${i}`,

@@ -1023,7 +1023,7 @@ workspaceTest(
 );
 
 workspaceTest(
-  "environment.PATH reaches the new process through the control client, and not through a one-shot tmux (README)",
+  "environment.PATH reaches the new process through the control client, and not through a one-shot tmux (docs/behaviour.md)",
   async (fx, s) => {
     const path = "/tmux-mcp-custom:/usr/bin:/bin";
     const created = await s.ok<{ pane: Pane }>("create_window", {
@@ -1062,7 +1062,7 @@ workspaceTest(
 );
 
 workspaceTest(
-  "create_session and create_window return names as tmux stored them, escapes included (README)",
+  "create_session and create_window return names as tmux stored them, escapes included (docs/behaviour.md)",
   async (fx, s) => {
     const odd = "back\\slash\ttab $HOME";
     const created = await s.ok<{ session: Sess; window: Win }>("create_session", {
