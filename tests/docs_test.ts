@@ -2,6 +2,7 @@
 
 import { TOOLS_DOC_PATH, toolsDoc } from "../scripts/tools_doc.ts";
 import { CATALOG } from "../mcp/catalog.ts";
+import { SETTING_ENV_NAMES, USAGE } from "../mcp/settings.ts";
 
 const root = new URL("../", import.meta.url);
 
@@ -23,4 +24,13 @@ Deno.test("docs/tools.md has a section for every tool", async () => {
   if (missing.length > 0) {
     throw new Error(`no section for ${missing.map((t) => t.name).join(", ")}: run deno task docs`);
   }
+});
+
+Deno.test("README's settings table names every flag and variable of --help", async () => {
+  const readme = await Deno.readTextFile(new URL("README.md", root));
+  const table = readme.slice(readme.indexOf("## Settings"), readme.indexOf("## Troubleshooting"));
+  const flags = [...USAGE.matchAll(/--[a-z-]+/g)].map((m) => m[0]);
+  const missing = [...new Set([...flags, ...SETTING_ENV_NAMES])]
+    .filter((name) => !new RegExp(`[\`\\s]${name}(?![\\w-])`).test(table));
+  if (missing.length > 0) throw new Error(`README.md's settings table lacks ${missing.join(", ")}`);
 });
