@@ -2,10 +2,12 @@
  * Benchmark of mcp/pattern.ts (run: `deno run -A bench/search_bench.ts`).
  *
  * 1. Adversarial: patterns that make a backtracking engine exponential or
- *    polynomial, over 10 KB, 100 KB and 1 MB of text built to defeat both the
- *    backtracker and our required-literal prefilter, as terminal-width lines
- *    and as one long line. Reports ms per MB and the 100 KB -> 1 MB growth
- *    (linear is about 10x; the bar is < 15x, and < 1 s per MB).
+ *    polynomial, counted repetitions that defeat a lazy DFA, and the
+ *    patterns costliest for our engine (the limits of pattern_program.ts),
+ *    over 10 KB, 100 KB and 1 MB of text built to pass our required-literal
+ *    prefilter and keep the engine busy, as terminal-width lines and as one
+ *    long line. Reports ms per MB and the 100 KB -> 1 MB growth (linear is
+ *    about 10x; the bar is < 15x, and < 1 s per MB).
  * 2. Benign: log-like text, 64 panes x 2,000 lines generated here; median
  *    time over several runs next to V8's native engine on the same patterns
  *    (V8 runs only these fixed, benign patterns; never a user's).
@@ -71,28 +73,68 @@ function cpuMs(): number {
 
 /** A pattern inside a markdown table cell (a bare `|` would split the cell). */
 function cell(pattern: string): string {
-  return "`" + pattern.replaceAll("|", "\\|") + "`";
+  const shown = pattern.length > 40 ? `${pattern.slice(0, 36)}… (${pattern.length} B)` : pattern;
+  return "`" + shown.replaceAll("|", "\\|") + "`";
 }
 
 // --- 1. Adversarial --------------------------------------------------------
 
 interface Adversary {
   pattern: string;
-  /** A line of `n` characters that is slow for a backtracker and passes the prefilter. */
+  /** A line of `n` characters that keeps the engine busy and passes the prefilter. */
   line(n: number): string;
 }
 
+let state = 7;
+/** `n` characters drawn from `alphabet` (seeded), then `suffix`. */
+function randomLine(alphabet: string, suffix = ""): (n: number) => string {
+  return (n) => {
+    let out = "";
+    for (let i = suffix.length; i < n; i++) {
+      state = (state * 1103515245 + 12345) % 2147483648;
+      out += alphabet[state % alphabet.length];
+    }
+    return out + suffix;
+  };
+}
+
+const LETTERS = "abcdefghijklmnopqrstuvwxyz";
+
+/** Alternatives made by `branch`, as many as fit in the 999-byte limit. */
+function alternation(branch: (i: number) => string): string {
+  let pattern = branch(0);
+  for (let i = 1; pattern.length + 1 + branch(i).length <= 999; i++) pattern += "|" + branch(i);
+  return pattern;
+}
+
 const ADVERSARIES: Adversary[] = [
-  // Nested quantifier, no match: exponential in the run of a's.
-  { pattern: "(a+)+$", line: (n) => "a".repeat(n - 1) + "!" },
-  // Ambiguous alternation; the b at the end passes the prefilter, so the
-  // engine has to scan the whole run before it.
-  { pattern: "(a|a)*b", line: (n) => "a".repeat(n - 2) + "!b" },
-  { pattern: "(a|aa)*c", line: (n) => "a".repeat(n - 2) + "!c" },
-  // Twelve nested greedy scans: polynomial of degree 12, never matches.
+  // Backtracking killers: nested quantifiers and ambiguous alternations.
+  { pattern: "(a+)+$", line: randomLine("a", "!") },
+  { pattern: "(a|a)*b", line: randomLine("a", "!b") },
+  { pattern: "(a|aa)*c", line: randomLine("a", "!c") },
   { pattern: "(.*a){12}", line: (n) => "a".repeat(11) + "b".repeat(n - 11) },
-  // Words and optional spaces before an end that never comes.
   { pattern: "(\\w+\\s?)*$", line: (n) => "word ".repeat(Math.ceil(n / 5)).slice(0, n - 1) + "!" },
+  // Hundreds of literals, none of them in the text but their letters.
+  {
+    pattern: alternation((i) => LETTERS[i % 26] + LETTERS[Math.floor(i / 26) % 26]),
+    line: randomLine(LETTERS.slice(0, 13) + "-"),
+  },
+  // DFA-hostile counted repetitions: exponentially many DFA states, so a
+  // lazy DFA gives up and an NFA pays the repetition's size per character.
+  { pattern: "a[ab]{200}[c]", line: randomLine("ab") },
+  { pattern: "a.{0,990}b", line: randomLine("ax") },
+  { pattern: "\\w{3,1000}!", line: randomLine("ax", " !") },
+  { pattern: ".{0,990}x", line: randomLine("ab", "x") },
+  { pattern: "[ab]{0,990}c", line: randomLine("ab", "c") },
+  {
+    pattern: alternation((i) => `${LETTERS[i % 26]}[^\\n]{0,9}${LETTERS[(i * 7 + 3) % 26]}`),
+    line: randomLine(LETTERS),
+  },
+  // Near the limits of pattern_program.ts (the alternation above is one
+  // too): most positions, most edge groups, most assertions.
+  { pattern: "(a{100}){39}b", line: randomLine("a", "!b") },
+  { pattern: "(?:[ab]c|[bc]a|[ca]b){0,90}d", line: randomLine("abc", "d") },
+  { pattern: "(?:\\ba ){0,100}c", line: randomLine("a ", "c") },
 ];
 
 function linesOf(adversary: Adversary, bytes: number, width: number): string[] {
@@ -113,7 +155,7 @@ for (const adversary of ADVERSARIES) {
       const times: number[] = [];
       for (const size of SIZES) {
         const lines = linesOf(adversary, size, shape === "lines" ? LINE_WIDTH : size);
-        const ms = fastest(RUNS, () => {
+        const ms = fastest(size > 100 * KB ? 3 : RUNS, () => {
           let hits = 0;
           for (const line of lines) if (matcher.test(line)) hits++;
           return hits;
@@ -123,7 +165,8 @@ for (const adversary of ADVERSARIES) {
       }
       const growth = times[2] / times[1];
       const worst = Math.max(...perMb.slice(1));
-      const ok = growth < 15 && worst < 1000;
+      // Under 100 ms the noise of a shared machine swamps the ratio.
+      const ok = worst < 1000 && (growth < 15 || times[2] < 100);
       if (!ok) failures++;
       adversarialRows.push(
         `| ${cell(adversary.pattern)} | ${ignoreCase ? "i" : "-"} | ${shape} | ` +
@@ -136,56 +179,12 @@ for (const adversary of ADVERSARIES) {
 
 console.log("### Adversarial patterns (ms per MB of text)\n");
 console.log(
-  `Lines of ${LINE_WIDTH} characters or one long line; fastest of ${RUNS} samples; ` +
+  `Lines of ${LINE_WIDTH} characters or one long line; fastest of ${RUNS} samples (3 at 1 MB); ` +
     "growth is time(1 MB) / time(100 KB).\n",
 );
 console.log("| pattern | case | shape | 10 KB | 100 KB | 1 MB | growth | |");
 console.log("|---|---|---|---:|---:|---:|---:|---|");
 for (const row of adversarialRows) console.log(row);
-
-// --- 1b. Beyond the bar: patterns hostile to the DFA -------------------------
-
-// `a[ab]{k}[c]` needs 2^k DFA states on random a/b text, so RE2's DFA gives
-// up and the cost becomes text length times program size. Still linear (the
-// growth column), but not under 1 s per MB: reported, not gated.
-const hostileRows: string[] = [];
-{
-  let state = 7;
-  const coin = () => {
-    state = (state * 1103515245 + 12345) % 2147483648;
-    return state < 1073741824 ? "a" : "b";
-  };
-  const text = Array.from({ length: 1024 * KB }, coin).join("");
-  for (const pattern of ["a[ab]{20}[c]", "a[ab]{200}[c]"]) {
-    const matcher = compilePattern(pattern, { literal: false, ignoreCase: true });
-    for (const shape of ["lines", "long line"] as const) {
-      const times = [100 * KB, 1024 * KB].map((size) => {
-        const slice = text.slice(0, size);
-        const lines = shape === "lines"
-          ? Array.from(
-            { length: Math.ceil(size / LINE_WIDTH) },
-            (_, i) => slice.slice(i * LINE_WIDTH, (i + 1) * LINE_WIDTH),
-          )
-          : [slice];
-        return fastest(1, () => lines.filter((line) => matcher.test(line)).length);
-      });
-      hostileRows.push(
-        `| ${cell(pattern)} | i | ${shape} | ${(times[0] * 10.24).toFixed(0)} | ${
-          times[1].toFixed(0)
-        } | ${(times[1] / times[0]).toFixed(1)}x |`,
-      );
-    }
-  }
-}
-
-console.log("\n### Beyond the bar: DFA-hostile patterns on random a/b text (ms per MB)\n");
-console.log(
-  "Not gated. One pass each; the 100 KB pass starts with an empty DFA state cache, the 1 MB " +
-    "pass (same text, longer) reuses it.\n",
-);
-console.log("| pattern | case | shape | 100 KB | 1 MB | growth |");
-console.log("|---|---|---|---:|---:|---:|");
-for (const row of hostileRows) console.log(row);
 
 // --- 2. Benign log search --------------------------------------------------
 

@@ -7,18 +7,16 @@
  * Refused, each named with its 0-based offset (a UTF-16 index into the
  * pattern, the same index JavaScript uses):
  * - lookahead `(?=`, negative lookahead `(?!`, lookbehind `(?<=`, negative
- *   lookbehind `(?<!`, backreferences `\1` and `\k<name>`;
- * - look-alikes whose Annex B reading surprises: `\1`–`\9` outside a class
- *   when there is no such group (JavaScript silently reads them as legacy
- *   octal or as the digit), `\k` without named groups (a literal `k`),
- *   `\p{…}`/`\P{…}` (literal `p{…}` without the `u` flag) and `\u` not
- *   followed by four hex digits (`\u{41}` would mean 41 `u`s);
+ *   lookbehind `(?<!`, backreferences `\1` and `\k<name>` (to a group that exists);
+ * - look-alikes whose Annex B reading surprises: `\p{…}`/`\P{…}` (literal
+ *   `p{…}` without the `u` flag) and `\u` not followed by four hex digits
+ *   (`\u{41}` would mean 41 `u`s);
  * - the `m` modifier `(?m:…)`: lines are matched one at a time.
  *
  * Accepted look-alikes keep their JavaScript meaning: `\(?=` is the text
- * `(?=`, `[(?=]` is a class of three characters, and `[\1]` is the legacy
- * octal escape U+0001 (inside a class a digit escape is never a
- * backreference).
+ * `(?=`, `[(?=]` is a class of three characters, `\12` without twelve
+ * groups is the legacy octal escape U+000A (`\400` is U+0020 then `0`), `\8`
+ * is the digit 8, and `\k` without named groups is the letter k.
  *
  * @module
  */
@@ -148,15 +146,7 @@ function refuseUnsupported(ast: AST.Pattern, parser: Regexpp): void {
         return; // inside a class every escape is a plain character
       }
       const raw = node.raw;
-      if (/^\\[1-9]/.test(raw)) {
-        refuse(
-          "backreference",
-          node.start,
-          "Remove the backreference; for the character itself write \\xHH, or set literal: true.",
-        );
-      } else if (raw === "\\k") {
-        refuse("named backreference", node.start);
-      } else if (raw === "\\p" || raw === "\\P") {
+      if (raw === "\\p" || raw === "\\P") {
         refuse(
           "Unicode property escape",
           node.start,

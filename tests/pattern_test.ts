@@ -36,9 +36,6 @@ Deno.test("refuses lookarounds and backreferences, naming construct and offset",
     ["(?<!x)y", "negative lookbehind at offset 0 is not supported"],
     ["(a)b\\1", "backreference at offset 4 is not supported"],
     ["(?<word>a)-\\k<word>", "named backreference at offset 11 is not supported"],
-    // Without groups JavaScript would silently read these as octal or literal text.
-    ["x\\1", "backreference at offset 1 is not supported"],
-    ["\\k<name>", "named backreference at offset 0 is not supported"],
   ];
   for (const [pattern, message] of cases) {
     const error = refusal(pattern);
@@ -73,6 +70,29 @@ Deno.test("escaped look-alikes are accepted with their JavaScript meaning", () =
   assert.ok(matches("\\\\1", "\\1")); // an escaped backslash then "1"
 });
 
+Deno.test("escapes JavaScript reads as octal or as the character itself keep that meaning", () => {
+  // Without such a group these are no backreferences: V8 reads them as text.
+  const cases: [string, string, string][] = [
+    ["x\\1", "x\x01", "x1"],
+    ["a\\12b", "a\nb", "a12b"],
+    ["\\400", " 0", "\u0100"],
+    ["\\8", "8", "\b"],
+    ["\\k<name>", "k<name>", "K<name>"],
+    ["(a)\\2", "a\x02", "aa"],
+  ];
+  for (const [pattern, yes, no] of cases) {
+    for (const line of [yes, no]) {
+      assert.equal(
+        matches(pattern, line, CS),
+        new RegExp(pattern).test(line),
+        `${pattern} on ${line}`,
+      );
+    }
+    assert.ok(matches(pattern, yes, CS), pattern);
+    assert.ok(!matches(pattern, no, CS), pattern);
+  }
+});
+
 Deno.test("syntax errors name their offset", () => {
   assert.equal(refusal("ab(cd").message, "syntax error at offset 5: Unterminated group");
   assert.match(refusal("a{2,1}").message, /^syntax error at offset \d+: /);
@@ -85,13 +105,21 @@ Deno.test("other refused constructs", () => {
   assert.equal(refusal("a\\u{41}").message, "incomplete \\u escape at offset 1 is not supported");
   assert.equal(refusal("(?m:^a)").message, "multiline modifier at offset 2 is not supported");
   assert.equal(refusal("a{1001}").message, "a repeat count over 1000 at offset 0 is not supported");
-  assert.match(refusal("(a{100}){100}").message, /too large/);
+  assert.equal(
+    refusal("x(a{100}){100}").message,
+    "the repetition at offset 1 expands to over 4000 character positions",
+  );
   assert.match(refusal("😀+").message, /quantifier on an astral character .* at offset 0 /);
   assert.match(refusal("[😀]").message, /character class at offset 0/);
   assert.equal(refusal("\\uD83D").message, "a lone surrogate at offset 0 is not supported");
+  // The matching cost per character is bounded; the refusal names the repetition that breaks it.
   assert.match(
-    refusal("[ab]{1000}[cd]{1000}").message,
-    /^the pattern compiles to \d+ instructions, over the limit of 2000$/,
+    refusal("x(?:\\ba ){0,330}c").message,
+    /^the repetition at offset 1 costs \d+ operations per character to match, over 1000$/,
+  );
+  assert.match(
+    refusal("(?:[ab]c|[bc]a){0,50}|y(?:[ab]c|[bc]a|[ca]b){0,200}d").message,
+    /^the repetition at offset 23 costs /,
   );
   // POSIX classes mean something else in JavaScript: refused with the class to write instead.
   const posix = refusal("x[[:digit:]]+");
@@ -286,10 +314,18 @@ Deno.test("agrees with V8 on random small patterns (seeded)", () => {
     "$",
     "\\.",
     "[É-ë]",
+    // Annex B escapes JavaScript reads as octal or as the character itself.
+    "\\141",
+    "\\8",
+    "\\k",
+    "\\0",
   ];
-  const quantifiers = ["", "", "", "*", "+", "?", "{1,2}", "*?"];
+  const quantifiers = ["", "", "", "*", "+", "?", "{1,2}", "*?", "{0,3}", "{2}", "{2,}"];
   const atom = (depth: number): string => {
-    if (depth < 2 && random(5) === 0) return `(?:${sequence(depth + 1)}|${sequence(depth + 1)})`;
+    if (depth < 2 && random(5) === 0) {
+      const parts = Array.from({ length: 2 + random(2) }, () => sequence(depth + 1));
+      return `(?:${parts.join("|")})${quantifiers[random(quantifiers.length)]}`;
+    }
     const a = atoms[random(atoms.length)];
     return /^[\^$]|^\\[bB]$/.test(a) ? a : a + quantifiers[random(quantifiers.length)];
   };
@@ -308,23 +344,31 @@ Deno.test("agrees with V8 on random small patterns (seeded)", () => {
     "\u212a",
     " ",
     "1",
+    "8",
     "_",
     ".",
     "\n",
   ];
-  for (let i = 0; i < 1500; i++) {
+  for (let i = 0; i < 4000; i++) {
     const pattern = sequence(0);
     const ignoreCase = random(2) === 0;
-    const v8 = new RegExp(pattern, ignoreCase ? "i" : "");
+    const flags = ignoreCase ? "i" : "";
+    const v8 = new RegExp(pattern, flags);
     const ours = compilePattern(pattern, { literal: false, ignoreCase });
     for (let j = 0; j < 8; j++) {
       const line = Array.from({ length: random(7) }, () => alphabet[random(alphabet.length)])
         .join("");
-      assert.equal(
-        ours.test(line),
-        v8.test(line),
-        `${JSON.stringify(pattern)} ignoreCase=${ignoreCase} on ${JSON.stringify(line)}`,
-      );
+      const where = `${JSON.stringify(pattern)} ignoreCase=${ignoreCase} on ${
+        JSON.stringify(line)
+      }`;
+      const matched = ours.test(line);
+      assert.equal(matched, v8.test(line), where);
+      if (!matched) continue;
+      // The span find reports is a match: V8 matches from its start to exactly its end.
+      const [start, end] = ours.find(line)!;
+      const exact = new RegExp(`(?:${pattern})(?<=^[\\s\\S]{${end}})`, flags + "y");
+      exact.lastIndex = start;
+      assert.ok(exact.test(line), `find gave [${start}, ${end}) for ${where}`);
     }
   }
 });
@@ -363,6 +407,31 @@ Deno.test("adversarial patterns finish in linear time with correct results", () 
       const ms = performance.now() - start;
       assert.ok(ms < 1000, `${pattern} took ${ms.toFixed(0)} ms`);
     }
+  }
+});
+
+Deno.test("counted repetitions that defeat a DFA cost a bounded time per character", () => {
+  // 100 KB each: the engine's bound is far below 1 s per MB; an engine paying
+  // the repetition's size per character took seconds here.
+  let state = 1;
+  const text = (alphabet: string, suffix: string) =>
+    Array.from({ length: 100 * 1024 }, () => {
+      state = (state * 1103515245 + 12345) % 2147483648;
+      return alphabet[state % alphabet.length];
+    }).join("") + suffix;
+  const cases: [string, string, boolean][] = [
+    ["a[ab]{200}[c]", text("ab", ""), false],
+    ["a.{0,990}b", text("ax", "!b"), true],
+    ["\\w{3,1000}!", text("ax", " !"), false],
+    [".{0,990}x", text("ab", "x"), true],
+    ["[ab]{0,990}c", text("ab", "c"), true],
+  ];
+  for (const [pattern, line, expected] of cases) {
+    const matcher = compilePattern(pattern, CI);
+    const start = performance.now();
+    assert.equal(matcher.test(line), expected, pattern);
+    const ms = performance.now() - start;
+    assert.ok(ms < 1000, `${pattern} took ${ms.toFixed(0)} ms on 100 KB`);
   }
 });
 
