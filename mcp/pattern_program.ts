@@ -121,6 +121,12 @@ class Builder {
       // (X(X(X)?)?)?: built left to right so that positions keep text order.
       const copies: Frag[] = [];
       for (let i = node.min; i < node.max; i++) copies.push(this.build(node.item));
+      if (copies.length > 0 && !copies[0].nullable) {
+        // Each copy follows the one before; any copy can end the repetition.
+        for (let i = 0; i + 1 < copies.length; i++) this.edge(copies[i].last, copies[i + 1].first);
+        const last = copies.flatMap((copy) => copy.last);
+        return this.concat(acc, { first: copies[0].first, last, nullable: true });
+      }
       let tail = EMPTY;
       for (let i = copies.length - 1; i >= 0; i--) {
         tail = { ...this.concat(copies[i], tail), nullable: true };
@@ -296,24 +302,31 @@ function bits(set: number[], words: number): Int32Array {
  * gives each the mask of the positions accepting it (identical masks shared).
  */
 function alphabet(ranges: (number[] | null)[], words: number) {
-  const events = new Map<number, [number, boolean][]>([[0, []]]);
-  const at = (c: number) => events.get(c) ?? (events.set(c, []), events.get(c)!);
+  // Copies of a repetition share their set: one bitset per distinct set,
+  // toggled at its boundaries (sets hold disjoint positions).
+  const owners = new Map<number[], Int32Array>();
   ranges.forEach((set, p) => {
     if (set === null) return;
-    for (let i = 0; i < set.length; i += 2) {
-      at(set[i]).push([p, true]);
-      at(set[i + 1] + 1).push([p, false]);
-    }
+    const bits = owners.get(set) ?? new Int32Array(words);
+    bits[p >> 5] |= 1 << (p & 31);
+    owners.set(set, bits);
   });
+  const events = new Map<number, [Int32Array, boolean][]>([[0, []]]);
+  const at = (c: number) => events.get(c) ?? (events.set(c, []), events.get(c)!);
+  for (const [set, bits] of owners) {
+    for (let i = 0; i < set.length; i += 2) {
+      at(set[i]).push([bits, true]);
+      at(set[i + 1] + 1).push([bits, false]);
+    }
+  }
   const breaks = [...events.keys()].sort((x, y) => x - y);
   const live = new Int32Array(words);
   const index = new Map<string, number>();
   const masks: number[] = [];
   const intervalMask: number[] = [];
   for (const c of breaks) {
-    for (const [p, on] of events.get(c)!) {
-      if (on) live[p >> 5] |= 1 << (p & 31);
-      else live[p >> 5] &= ~(1 << (p & 31));
+    for (const [bits, on] of events.get(c)!) {
+      for (let w = 0; w < words; w++) live[w] = on ? live[w] | bits[w] : live[w] & ~bits[w];
     }
     const key = live.join(",");
     let id = index.get(key);

@@ -118,12 +118,20 @@ let orbitMembers: Uint16Array | undefined;
 function caseTables(): { canon: Uint16Array; start: Uint32Array; members: Uint16Array } {
   if (!canonical || !orbitStart || !orbitMembers) {
     const canon = new Uint16Array(0x10000);
-    for (let c = 0; c < 0x10000; c++) {
-      const upper = String.fromCharCode(c).toUpperCase();
-      // Canonicalize keeps a character whose uppercase is not one code unit,
-      // and never maps non-ASCII to ASCII (so ſ does not match s).
-      const u = upper.length === 1 ? upper.charCodeAt(0) : c;
-      canon[c] = c >= 0x80 && u < 0x80 ? c : u;
+    for (let block = 0; block < 0x10000; block += 256) {
+      // A block at a time (one call instead of 256): when no character in
+      // it changes length, the uppercase block maps them one to one.
+      const units = Array.from({ length: 256 }, (_, i) => block + i);
+      const upper = String.fromCharCode(...units).toUpperCase();
+      for (let c = block; c < block + 256; c++) {
+        const one = upper.length === 256
+          ? upper.charCodeAt(c - block)
+          : String.fromCharCode(c).toUpperCase();
+        // Canonicalize keeps a character whose uppercase is not one code unit,
+        // and never maps non-ASCII to ASCII (so ſ does not match s).
+        const u = typeof one === "number" ? one : one.length === 1 ? one.charCodeAt(0) : c;
+        canon[c] = c >= 0x80 && u < 0x80 ? c : u;
+      }
     }
     const start = new Uint32Array(0x10001);
     for (let c = 0; c < 0x10000; c++) start[canon[c] + 1]++;
