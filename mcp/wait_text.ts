@@ -2,7 +2,8 @@
  * The wait behind `wait_for_text`: remember the pane at entry, arm an output
  * watch (tmux/output_watch.ts), and on every wake-up read only the rows
  * written or rewritten since the previous look (mcp/since.ts), testing them
- * against the stop patterns and the patterns. Text on screen at entry never
+ * against the stop patterns and the patterns in a worker (mcp/match_worker.ts),
+ * ended at the wait's deadline. Text on screen at entry never
  * matches: it was not written after the call began, unless the caller gave
  * a capture_since cursor taken earlier, and it was written after that.
  *
@@ -13,6 +14,7 @@ import { isNoServer, TmuxError } from "../tmux/errors.ts";
 import { FollowingWatch, type WakeMechanism } from "../tmux/output_watch.ts";
 import { budgetLines, type Content, utf8Length } from "./budget.ts";
 import { type CursorState, keepsPrefix } from "./cursor.ts";
+import { firstMatch, MatchDeadline } from "./match_worker.ts";
 import type { Matcher } from "./pattern.ts";
 import type { ToolContext } from "./registry.ts";
 import {
@@ -68,6 +70,8 @@ export const WITHOUT_CURSOR =
 
 /** Progress is reported at least this often while waiting. */
 const PROGRESS_MS = 1_000;
+/** Matching may run this long past the wait's deadline (worst case about 250 KB of text). */
+const MIN_MATCH_MS = 250;
 /** A control-mode watch still re-reads this often, in case a notification was missed. */
 const SAFETY_MS = 1_000;
 
@@ -246,11 +250,28 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
   const watch = armed.value;
   let snap: Snapshot = entry.value;
   const top = snap.state.historySize;
-  const presentAtEntry = request.patterns.length > 0
-    ? logicalLines(snap, top, top + snap.state.height).some((line) =>
-      request.patterns.some((p) => p.test(line))
-    )
-    : snap.rows.slice(top - snap.first).some((row) => row.trim() !== "");
+  // Output read before the deadline still gets a moment to be matched.
+  const matchOptions = () => ({
+    timeoutMs: Math.max(deadline - performance.now(), MIN_MATCH_MS),
+    signal,
+  });
+  let presentAtEntry: boolean;
+  try {
+    presentAtEntry = request.patterns.length > 0
+      ? await firstMatch(
+        request.patterns.map((p) => p.compiled),
+        logicalLines(snap, top, top + snap.state.height),
+        matchOptions(),
+      ) !== null
+      : snap.rows.slice(top - snap.first).some((row) => row.trim() !== "");
+  } catch (error) {
+    // Out of time (or cancelled) already: the loop below ends the wait.
+    if (!(error instanceof MatchDeadline) && !signal.aborted) {
+      await watch.close();
+      throw error;
+    }
+    presentAtEntry = false;
+  }
   if (request.since) {
     try {
       refuseRestarted(request.since, snap.state, WITHOUT_CURSOR);
@@ -323,16 +344,13 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
       }
       const written = logicalSpans(next, start, start + rows.length)
         .filter((line) => !isTypedLine(next, line, typed)).map((line) => line.text);
-      for (const row of written) {
-        // A stop pattern wins over a pattern on the same line.
-        const stop = request.stopPatterns.findIndex((p) => p.test(row));
-        if (stop >= 0) {
-          return finish("stopped", { pattern: request.stopPatterns[stop].source, index: stop });
-        }
-        const hit = request.patterns.findIndex((p) => p.test(row));
-        if (hit >= 0) {
-          return finish("matched", { pattern: request.patterns[hit].source, index: hit });
-        }
+      // Stop patterns first: one wins over a pattern on the same line.
+      const all = [...request.stopPatterns, ...request.patterns];
+      const hit = await firstMatch(all.map((p) => p.compiled), written, matchOptions());
+      if (hit !== null) {
+        const stopped = hit.pattern < request.stopPatterns.length;
+        const index = stopped ? hit.pattern : hit.pattern - request.stopPatterns.length;
+        return finish(stopped ? "stopped" : "matched", { pattern: all[hit.pattern].source, index });
       }
       // After the typed line, its Enter alone leaves the terminal's cursor on
       // a new blank row: not output either.
@@ -347,6 +365,8 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
         return finish("pane_exited");
       }
       if (signal.aborted) return finish("cancelled");
+      // Matching ran into the wait's deadline and was ended.
+      if (error instanceof MatchDeadline) return finish("timeout");
       throw error;
     }
   };

@@ -404,12 +404,13 @@ Deno.test("faults: reads of a whole history answer when tmux takes longer than t
     // reported skipped, never a failure.
     const result = search.structuredContent as {
       panes: { paneId: string }[];
-      skippedPanes?: string[];
+      skippedPanes: { paneId: string; reason: string }[];
       truncated: boolean;
     };
     assert(
       result.panes.some((p) => p.paneId === pane) ||
-        (result.truncated && (result.skippedPanes ?? []).includes(pane)),
+        (result.truncated &&
+          result.skippedPanes.some((p) => p.paneId === pane && p.reason === "read_timeout")),
       JSON.stringify(result),
     );
   } finally {

@@ -11,7 +11,7 @@ type Found = {
   panesSearched: number;
   panes: { paneId: string; matches: { row: number; text: string }[] }[];
   truncated: boolean;
-  skippedPanes: string[];
+  skippedPanes: { paneId: string; reason: string }[];
 };
 
 /**
@@ -282,4 +282,52 @@ serverTest(
     const found = await s.ok<Found>("search_panes", { pattern: "spaced-end$" });
     assertEquals(found.panes.map((p) => p.matches.map((m) => m.text)), [["spaced-end"]]);
   },
+);
+
+serverTest(
+  "search_panes: the server answers while a slow search matches, off its thread",
+  async (fx, s) => {
+    await fx.tmux("set", "-g", "history-limit", "50000");
+    const pane = await fx.shellPane();
+    // 3 MB of a, b and c, each line ending where no match can: the costliest
+    // kind of pattern keeps matching busy for seconds.
+    let seed = 3;
+    const line = () =>
+      Array.from({ length: 200 }, () => {
+        seed = (seed * 1103515245 + 12345) % 2147483648;
+        return "abc"[seed % 3];
+      }).join("") + "!d";
+    const file = `${fx.dir}/abc.txt`;
+    await Deno.writeTextFile(file, Array.from({ length: 15_000 }, line).join("\n") + "\n");
+    await fx.runInPane(pane, `cat ${file}`);
+    // A ping is answered by the server alone: it measures the server's
+    // thread, where list_sessions also waits for tmux (busy capturing).
+    const timed = async () => {
+      const start = performance.now();
+      await s.client.ping();
+      return performance.now() - start;
+    };
+    // Warm: the first search also builds the case-folding tables (once per server).
+    await s.ok<Found>("search_panes", { pattern: "warm-up" });
+    const usual = Math.max(await timed(), await timed(), await timed());
+    let settled = false;
+    const search = s.ok<Found>("search_panes", {
+      pattern: "(?:[ab]c|[bc]a|[ca]b){1,90}d",
+      includeHistory: true,
+    }).finally(() => settled = true);
+    const during: number[] = [];
+    // Every ping sent before the search answered, the one it held up too.
+    while (!settled) during.push(await timed());
+    const found = await search;
+    // Only the shell's own lines can match (they hold a d after other letters).
+    assert(found.panes.every((p) => p.matches.every((m) => !m.text.includes("!d"))));
+    assertEquals(found.skippedPanes, []);
+    assert(during.length >= 10, `only ${during.length} pings overlapped the search`);
+    const worst = Math.max(...during);
+    // Matching on the server's thread held pings for seconds. What is left
+    // (reading the capture, compiling, and on a loaded 2-core machine the
+    // worker taking the CPU) stays far below that.
+    assert(worst < usual + 500, `a ping took ${worst.toFixed(0)} ms, usually ${usual.toFixed(0)}`);
+  },
+  { transports: ["control"] },
 );

@@ -3,12 +3,12 @@
 import { z } from "zod";
 import { excerptAround, utf8Length } from "../mcp/budget.ts";
 import { CUT_MARK } from "../tmux/utf8.ts";
-import { callerPane, trimRow } from "../mcp/panes.ts";
-import { compilePattern, loadPatternEngine } from "../mcp/pattern.ts";
-import { defineTool, readsTerminal } from "../mcp/registry.ts";
+import { callerPane } from "../mcp/panes.ts";
+import { MatchDeadline, matchPane, type PaneHit } from "../mcp/match_worker.ts";
+import { compilePattern, loadPatternEngine, type Matcher } from "../mcp/pattern.ts";
+import { defineTool, readsTerminal, type ToolContext } from "../mcp/registry.ts";
 import { jsonWireCost, resultBytes, resultOf } from "../mcp/results.ts";
 import { optionalSession } from "../mcp/schemas.ts";
-import { joinWrappedRows } from "../mcp/wrapped.ts";
 import { counted } from "../mcp/words.ts";
 import type { Tmux } from "../tmux/client.ts";
 import { TmuxError } from "../tmux/errors.ts";
@@ -20,9 +20,8 @@ const PANES_PER_ROUND_TRIP = 16;
 /** Text scanned per call; panes past it are skipped and named. */
 const WORK_BUDGET_BYTES = 64 * 1024 * 1024;
 /**
- * Wall time per call. Matching is linear, but some accepted patterns run at
- * seconds per megabyte (RE2's DFA gives up on them), so a huge history must
- * not hold the call indefinitely.
+ * Wall time per call: matching is linear, but a huge history must not hold
+ * the call indefinitely. Matching runs in a worker ended at this deadline.
  */
 const TIME_BUDGET_MS = 10_000;
 /**
@@ -30,12 +29,21 @@ const TIME_BUDGET_MS = 10_000;
  * later matches; the cut keeps the match, which is what the caller asked for.
  */
 const MATCH_TEXT_MAX_BYTES = 1024;
+/** Lines this long (UTF-16 units) may exceed it: the worker locates their match. */
+const LOCATE_OVER = Math.floor(MATCH_TEXT_MAX_BYTES / 3);
+/** Matching lines read past maxMatchesPerPane, for those too big for the byte budget. */
+const SPARE_HITS = 64;
 
 const match = z.object({
   row: z.int().describe("0 is the top visible row; negative rows are history."),
   text: z.string().describe(
     `The line; one over ${MATCH_TEXT_MAX_BYTES} bytes is cut around its first match, with ${CUT_MARK} where text was cut.`,
   ),
+});
+
+const skippedPane = z.object({
+  paneId: z.string(),
+  reason: z.enum(["time", "size", "read_timeout"]),
 });
 
 const paneMatches = z.object({
@@ -51,7 +59,8 @@ export const searchPanes = defineTool({
   title: "Search panes",
   description:
     "Finds lines matching a pattern in every pane (or a session's), with their rows (0: " +
-    "top visible; negative: history). Regex without lookarounds or backreferences.",
+    "top visible; negative: history). Regex without lookarounds or backreferences; an emoji " +
+    "is one `.`.",
   capability: readsTerminal(),
   input: z.strictObject({
     pattern: z.string().min(1).max(999).describe("Regex, or text with literal."),
@@ -66,8 +75,10 @@ export const searchPanes = defineTool({
     panesSearched: z.int(),
     panes: z.array(paneMatches),
     truncated: z.boolean().describe("True when matches or panes were left out to fit the limits."),
-    skippedPanes: z.array(z.string()).describe(
-      "Panes not searched because the work budget ran out.",
+    skippedPanes: z.array(skippedPane).describe(
+      `Not searched: time (${TIME_BUDGET_MS / 1000} s spent), size (${
+        WORK_BUDGET_BYTES / 1024 / 1024
+      } MB searched) or read_timeout (history unread).`,
     ),
   }),
   async handler(args, ctx) {
@@ -93,88 +104,36 @@ export const searchPanes = defineTool({
       panesSearched: panes.length,
       panes: [],
       truncated: false,
-      skippedPanes: panes.map((p) => p.paneId),
+      skippedPanes: panes.map((p) => ({ paneId: p.paneId, reason: "read_timeout" })),
     };
-    let budget = ctx.settings.maxBytes - resultBytes(resultOf(bare));
-    let truncated = false;
-    let scanned = 0;
-    let searched = 0;
-    const deadline = performance.now() + TIME_BUDGET_MS;
-    const outOfBudget = () => scanned >= WORK_BUDGET_BYTES || performance.now() > deadline;
-    const found: z.infer<typeof paneMatches>[] = [];
-    const skipped: string[] = [];
-    for (let start = 0; start < panes.length; start += PANES_PER_ROUND_TRIP) {
-      if (ctx.signal.aborted) break;
-      const group = panes.slice(start, start + PANES_PER_ROUND_TRIP);
-      if (outOfBudget()) {
-        skipped.push(...group.map((p) => p.paneId));
-        continue;
-      }
-      let captures: (Capture | null)[];
-      try {
-        captures = await captureGroup(ctx.tmux, group, args.includeHistory);
-      } catch (error) {
-        // A history so long that tmux cannot even read it within the search's
-        // time budget (about 5 s per million lines; the round trip is bound
-        // by it, not by the 60 s a single history read may take): skipped, as
-        // the budget skips any pane, rather than failing the panes already searched.
-        if (!(args.includeHistory && error instanceof TmuxError && error.kind === "timeout")) {
-          throw error;
-        }
-        skipped.push(...group.map((p) => p.paneId));
-        continue;
-      }
-      for (const [i, pane] of group.entries()) {
-        const capture = captures[i];
-        // Killed since the listing: nothing to search, nothing skipped.
-        if (!capture) continue;
-        const { physical, joined, firstRow } = capture;
-        if (outOfBudget()) {
-          skipped.push(pane.paneId);
-          continue;
-        }
-        scanned += joined.length;
-        searched++;
-        const matches: z.infer<typeof match>[] = [];
-        for (const [n, line] of joinWrappedRows(physical, joined, firstRow).entries()) {
-          if (n % 256 === 255 && performance.now() > deadline) {
-            // Partly searched: say so rather than pretend the pane was clean.
-            truncated = true;
-            break;
-          }
-          // Matched as shown: tmux's -J keeps the spaces a line ends with (a
-          // prompt's "$ "), which a plain capture and wait_for_text drop.
-          let text = trimRow(line.text);
-          if (!matcher.test(text)) continue;
-          if (matches.length >= args.maxMatchesPerPane) {
-            truncated = true;
-            break;
-          }
-          if (utf8Length(text) > MATCH_TEXT_MAX_BYTES) {
-            const [from, to] = matcher.find(text) ?? [0, 0];
-            text = excerptAround(text, from, to, MATCH_TEXT_MAX_BYTES);
-            truncated = true;
-          }
-          const entry = { row: line.row, text };
-          const cost = jsonWireCost(entry) +
-            (matches.length === 0 ? jsonWireCost(paneEntry(pane, [])) : 0);
-          if (cost > budget) {
-            truncated = true;
-            continue;
-          }
-          budget -= cost;
-          matches.push(entry);
-        }
-        if (matches.length > 0) found.push(paneEntry(pane, matches));
-      }
+    const state: SearchState = {
+      budget: ctx.settings.maxBytes - resultBytes(resultOf(bare)),
+      truncated: false,
+      scanned: 0,
+      searched: 0,
+      deadline: performance.now() + TIME_BUDGET_MS,
+      found: [],
+      skipped: [],
+    };
+    for (
+      let start = 0;
+      start < panes.length && !ctx.signal.aborted;
+      start += PANES_PER_ROUND_TRIP
+    ) {
+      await searchGroup(
+        ctx,
+        panes.slice(start, start + PANES_PER_ROUND_TRIP),
+        matcher,
+        args,
+        state,
+      );
     }
-    if (skipped.length > 0) truncated = true;
     return {
       pattern: args.pattern,
-      panesSearched: searched,
-      panes: found,
-      truncated,
-      skippedPanes: skipped,
+      panesSearched: state.searched,
+      panes: state.found,
+      truncated: state.truncated || state.skipped.length > 0,
+      skippedPanes: state.skipped,
     };
   },
   // Each line costs less here than the budget above charged for its JSON copy.
@@ -183,7 +142,9 @@ export const searchPanes = defineTool({
     const notes = [
       `${r.panesSearched} searched`,
       ...(r.truncated ? ["truncated"] : []),
-      ...(r.skippedPanes.length > 0 ? [`skipped ${r.skippedPanes.join(",")}`] : []),
+      ...(r.skippedPanes.length > 0
+        ? [`skipped ${r.skippedPanes.map((p) => `${p.paneId} (${p.reason})`).join(",")}`]
+        : []),
     ];
     const lines = [
       `${counted(hits, "match", "matches")} of ${JSON.stringify(r.pattern)} in ${
@@ -197,6 +158,116 @@ export const searchPanes = defineTool({
     return lines.join("\n");
   },
 });
+
+type Skip = z.infer<typeof skippedPane>;
+
+/** A search's progress over its groups of panes. */
+interface SearchState {
+  /** Bytes left for matches in the result. */
+  budget: number;
+  truncated: boolean;
+  /** Text searched so far, against {@link WORK_BUDGET_BYTES}. */
+  scanned: number;
+  searched: number;
+  deadline: number;
+  found: z.infer<typeof paneMatches>[];
+  skipped: Skip[];
+}
+
+/** Why no more panes can be searched, or null while both budgets last. */
+function outOfBudget(state: SearchState): Skip["reason"] | null {
+  if (state.scanned >= WORK_BUDGET_BYTES) return "size";
+  return performance.now() > state.deadline ? "time" : null;
+}
+
+/** Captures `group` in one round trip and searches each of its panes. */
+async function searchGroup(
+  ctx: ToolContext,
+  group: PaneView[],
+  matcher: Matcher,
+  args: { includeHistory: boolean; maxMatchesPerPane: number },
+  state: SearchState,
+): Promise<void> {
+  const skip = (panes: PaneView[], reason: Skip["reason"]) =>
+    state.skipped.push(...panes.map((p) => ({ paneId: p.paneId, reason })));
+  const over = outOfBudget(state);
+  if (over) return void skip(group, over);
+  let captures: (Capture | null)[];
+  try {
+    captures = await captureGroup(ctx.tmux, group, args.includeHistory);
+  } catch (error) {
+    // A history so long that tmux cannot even read it within the search's
+    // time budget (about 5 s per million lines; the round trip is bound
+    // by it, not by the 60 s a single history read may take): skipped, as
+    // the budget skips any pane, rather than failing the panes already searched.
+    if (!(args.includeHistory && error instanceof TmuxError && error.kind === "timeout")) {
+      throw error;
+    }
+    return void skip(group, "read_timeout");
+  }
+  for (const [i, pane] of group.entries()) {
+    const capture = captures[i];
+    // Killed since the listing: nothing to search, nothing skipped.
+    if (!capture) continue;
+    const over = outOfBudget(state);
+    if (over) {
+      skip([pane], over);
+      continue;
+    }
+    let found: { hits: PaneHit[]; more: boolean };
+    try {
+      // Off the server's thread, ended mid-line at the deadline. Room for
+      // matches the byte budget turns away.
+      const limit = args.maxMatchesPerPane + 1 + SPARE_HITS;
+      found = await matchPane(matcher.compiled, capture, { limit, locateOver: LOCATE_OVER }, {
+        timeoutMs: state.deadline - performance.now(),
+        signal: ctx.signal,
+      });
+    } catch (error) {
+      if (ctx.signal.aborted) return;
+      if (!(error instanceof MatchDeadline)) throw error;
+      skip([pane], "time");
+      continue;
+    }
+    state.scanned += capture.joined.length;
+    state.searched++;
+    const matches = collectMatches(pane, found.hits, args.maxMatchesPerPane, state);
+    if (found.more && matches.length < args.maxMatchesPerPane) state.truncated = true;
+    if (matches.length > 0) state.found.push(paneEntry(pane, matches));
+  }
+}
+
+/** The matches of one pane that fit the count and byte budgets. */
+function collectMatches(
+  pane: PaneView,
+  hits: PaneHit[],
+  max: number,
+  state: SearchState,
+): z.infer<typeof match>[] {
+  const matches: z.infer<typeof match>[] = [];
+  for (const hit of hits) {
+    if (matches.length >= max) {
+      state.truncated = true;
+      break;
+    }
+    let text = hit.text;
+    if (utf8Length(text) > MATCH_TEXT_MAX_BYTES) {
+      const [from, to] = hit.span ?? [0, 0];
+      text = excerptAround(text, from, to, MATCH_TEXT_MAX_BYTES);
+      state.truncated = true;
+    }
+    const entry = { row: hit.row, text };
+    const cost = jsonWireCost(entry) +
+      (matches.length === 0 ? jsonWireCost(paneEntry(pane, [])) : 0);
+    if (cost > state.budget) {
+      state.truncated = true;
+      continue;
+    }
+    state.budget -= cost;
+    matches.push(entry);
+  }
+  return matches;
+}
 
 /** The result's entry of `pane`. */
 function paneEntry(pane: PaneView, matches: z.infer<typeof match>[]): z.infer<typeof paneMatches> {

@@ -1,0 +1,188 @@
+/**
+ * Runs compiled patterns over text in a worker, so that no call waits
+ * behind a search: the server's own thread only posts the lines and reads
+ * the answer, and a hard deadline ends the worker mid-line.
+ *
+ * The worker is built from a blob holding the source of
+ * mcp/pattern_run.ts's functions and of joinWrappedRows (mcp/wrapped.ts): a blob URL needs no read permission
+ * (the server has none) and no module to load, so it works the same under
+ * `deno run` and inside a `deno compile` binary, which embeds this module
+ * and therefore that source.
+ *
+ * @module
+ */
+
+import { type Compiled, RUNTIME } from "./pattern_run.ts";
+import { type JoinedLine, joinWrappedRows as joinRows } from "./wrapped.ts";
+
+/** The deadline passed before matching finished; the worker was ended. */
+export class MatchDeadline extends Error {
+  constructor() {
+    super("matching did not finish before its deadline");
+  }
+}
+
+/** Options of one matching job. */
+export interface MatchOptions {
+  /** Milliseconds the job may take before it is ended. */
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+/** A matching line of a pane. */
+export interface PaneHit {
+  /** The row the line starts on. */
+  row: number;
+  /** The line, trailing spaces dropped. */
+  text: string;
+  /** Where the match is, for lines longer than `locateOver`. */
+  span: [number, number] | null;
+}
+
+/** What a pane holds, as two captures of the same rows (see mcp/wrapped.ts). */
+export interface PaneText {
+  physical: string;
+  joined: string;
+  firstRow: number;
+}
+
+/**
+ * The first `limit` lines of `pane` (wrapped rows joined, trailing spaces
+ * dropped) that `compiled` matches, with the span of the match in those
+ * longer than `locateOver` UTF-16 units; `more` when others match too.
+ * Joining the rows runs in the worker too: for a long history it takes
+ * the server's thread as long as matching.
+ */
+export function matchPane(
+  compiled: Compiled,
+  pane: PaneText,
+  limits: { limit: number; locateOver: number },
+  options: MatchOptions,
+): Promise<{ hits: PaneHit[]; more: boolean }> {
+  return run({ kind: "pane", programs: [compiled], pane, ...limits }, options);
+}
+
+/**
+ * The first line that one of `compiled` matches, and the first pattern
+ * matching it (by index in `compiled`); null when none does.
+ */
+export function firstMatch(
+  compiled: Compiled[],
+  lines: string[],
+  options: MatchOptions,
+): Promise<{ line: number; pattern: number } | null> {
+  if (compiled.length === 0 || lines.length === 0) return Promise.resolve(null);
+  return run({ kind: "first", programs: compiled, lines }, options);
+}
+
+/** Ends the idle workers (tests call this; the server exits without it). */
+export function closeMatchWorkers(): void {
+  clearTimeout(reaper);
+  for (const worker of idle.splice(0)) worker.terminate();
+}
+
+type Job =
+  | { kind: "first"; programs: Compiled[]; lines: string[] }
+  | { kind: "pane"; programs: Compiled[]; pane: PaneText; limit: number; locateOver: number };
+
+/** Workers kept for the next job; more run at once when jobs overlap. */
+const MAX_IDLE = 1;
+/** An idle worker is ended after this long unused. */
+const IDLE_MS = 30_000;
+const idle: Worker[] = [];
+let reaper: ReturnType<typeof setTimeout> | undefined;
+let scriptUrl: string | undefined;
+
+function run<T>(job: Job, options: MatchOptions): Promise<T> {
+  const { signal } = options;
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  const worker = idle.pop() ?? spawn();
+  return new Promise<T>((resolve, reject) => {
+    const done = (keep: boolean) => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      worker.onmessage = worker.onerror = null;
+      if (keep && idle.length < MAX_IDLE) park(worker);
+      else worker.terminate();
+    };
+    const timer = setTimeout(() => {
+      done(false);
+      reject(new MatchDeadline());
+    }, Math.max(0, options.timeoutMs));
+    const onAbort = () => {
+      done(false);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    worker.onmessage = (event: MessageEvent<T>) => {
+      done(true);
+      resolve(event.data);
+    };
+    worker.onerror = (event: ErrorEvent) => {
+      event.preventDefault();
+      done(false);
+      reject(new Error(`the pattern worker failed: ${event.message}`));
+    };
+    worker.postMessage(job);
+  });
+}
+
+function spawn(): Worker {
+  scriptUrl ??= URL.createObjectURL(
+    new Blob([`${[...RUNTIME, joinRows].map(String).join("\n")}\nself.onmessage = ${onJob};\n`], {
+      type: "application/javascript",
+    }),
+  );
+  return new Worker(scriptUrl, { type: "module" });
+}
+
+function park(worker: Worker): void {
+  idle.push(worker);
+  clearTimeout(reaper);
+  const timer = setTimeout(closeMatchWorkers, IDLE_MS);
+  reaper = timer;
+  // An idle worker must not keep the process alive.
+  Deno.unrefTimer(timer);
+}
+
+/**
+ * The worker's message handler. Its source runs inside the worker, next to
+ * mcp/pattern_run.ts's functions: it may use those and nothing else.
+ */
+function onJob(event: MessageEvent<Job>): void {
+  const job = event.data;
+  const c = job.programs;
+  if (job.kind === "first") {
+    for (let line = 0; line < job.lines.length; line++) {
+      for (let pattern = 0; pattern < c.length; pattern++) {
+        if (testLine(c[pattern], job.lines[line])) return postMessage({ line, pattern });
+      }
+    }
+    return postMessage(null);
+  }
+  const { physical, joined, firstRow } = job.pane;
+  const hits: PaneHit[] = [];
+  for (const line of joinWrappedRows(physical, joined, firstRow)) {
+    // Matched as shown: tmux's -J keeps the spaces a line ends with (a
+    // prompt's "$ "), which a plain capture and wait_for_text drop.
+    let end = line.text.length;
+    while (end > 0 && line.text.charCodeAt(end - 1) === 32) end--;
+    const text = line.text.slice(0, end);
+    if (!testLine(c[0], text)) continue;
+    if (hits.length === job.limit) return postMessage({ hits, more: true });
+    hits.push({
+      row: line.row,
+      text,
+      span: text.length > job.locateOver ? findLine(c[0], text) : null,
+    });
+  }
+  postMessage({ hits, more: false });
+}
+
+// Declared for onJob's type checking only: inside the worker they are the
+// worker's global postMessage and the functions of mcp/pattern_run.ts
+// defined by the same script.
+declare function postMessage(message: unknown): void;
+declare function testLine(c: Compiled, line: string): boolean;
+declare function findLine(c: Compiled, line: string): [number, number] | null;
+declare function joinWrappedRows(physical: string, joined: string, firstRow: number): JoinedLine[];

@@ -1,0 +1,90 @@
+// Tests of mcp/match_worker.ts: matching in a worker, its hard deadline
+// and cancellation, and what a pane's search reads back. No tmux needed.
+
+import assert from "node:assert/strict";
+import { closeMatchWorkers, firstMatch, MatchDeadline, matchPane } from "../mcp/match_worker.ts";
+import { compilePattern, loadPatternEngine } from "../mcp/pattern.ts";
+
+await loadPatternEngine();
+
+const compiled = (pattern: string) =>
+  compilePattern(pattern, { literal: false, ignoreCase: true }).compiled;
+const LONG = { timeoutMs: 30_000 };
+
+Deno.test("a pane's lines are joined, trimmed and matched in the worker", async () => {
+  try {
+    // Rows 0-3: "alpha" wrapped over two rows, "beta", "gamma" with spaces kept by -N.
+    const pane = {
+      physical: ["al", "pha", "beta", "gamma  "].join("\n"),
+      joined: ["alpha", "beta", "gamma  "].join("\n"),
+      firstRow: -2,
+    };
+    const found = await matchPane(compiled("a$"), pane, { limit: 10, locateOver: 3 }, LONG);
+    assert.deepEqual(found, {
+      hits: [
+        { row: -2, text: "alpha", span: [4, 5] },
+        { row: 0, text: "beta", span: [3, 4] },
+        { row: 1, text: "gamma", span: [4, 5] },
+      ],
+      more: false,
+    });
+    const limited = await matchPane(compiled("a"), pane, { limit: 1, locateOver: 99 }, LONG);
+    assert.deepEqual(limited, { hits: [{ row: -2, text: "alpha", span: null }], more: true });
+  } finally {
+    closeMatchWorkers();
+  }
+});
+
+Deno.test("firstMatch: the first line, then the first pattern on it", async () => {
+  try {
+    const patterns = [compiled("error"), compiled("done"), compiled("o")];
+    assert.deepEqual(
+      await firstMatch(patterns, ["xyz", "done with error", "o"], LONG),
+      { line: 1, pattern: 0 },
+    );
+    assert.equal(await firstMatch(patterns, ["xyz"], LONG), null);
+    assert.equal(await firstMatch([], ["error"], LONG), null);
+  } finally {
+    closeMatchWorkers();
+  }
+});
+
+Deno.test("the deadline ends the worker mid-line; the thread stays free and the next job runs", async () => {
+  try {
+    // Seconds of matching in one line: only ending the worker stops it.
+    const pane = { physical: "", joined: "a".repeat(30_000_000) + "!b", firstRow: 0 };
+    const slow = compiled("(?:a|b){1,90}c|a{1,50}b");
+    let last = performance.now();
+    let worstGap = 0;
+    const ticker = setInterval(() => {
+      worstGap = Math.max(worstGap, performance.now() - last);
+      last = performance.now();
+    }, 5);
+    const start = performance.now();
+    const error = await matchPane(slow, pane, { limit: 1, locateOver: 99 }, { timeoutMs: 200 })
+      .catch((e) => e);
+    const took = performance.now() - start;
+    clearInterval(ticker);
+    assert.ok(error instanceof MatchDeadline, String(error));
+    assert.ok(took < 2000, `the deadline took ${took.toFixed(0)} ms`);
+    assert.ok(worstGap < 1000, `the thread was held ${worstGap.toFixed(0)} ms`);
+    assert.deepEqual(await firstMatch([compiled("b")], ["ab"], LONG), { line: 0, pattern: 0 });
+  } finally {
+    closeMatchWorkers();
+  }
+});
+
+Deno.test("cancelling ends the job with the signal's reason", async () => {
+  try {
+    const pane = { physical: "", joined: "a".repeat(30_000_000) + "!b", firstRow: 0 };
+    const controller = new AbortController();
+    const job = matchPane(compiled("(?:a|b){1,90}c|a{1,50}b"), pane, { limit: 1, locateOver: 9 }, {
+      timeoutMs: 30_000,
+      signal: controller.signal,
+    });
+    controller.abort(new Error("cancelled by the client"));
+    await assert.rejects(job, /cancelled by the client/);
+  } finally {
+    closeMatchWorkers();
+  }
+});
