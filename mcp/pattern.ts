@@ -118,20 +118,52 @@ function compileRegex(pattern: string, ignoreCase: boolean): Matcher {
 // A fixed pattern of ours, linear in V8; user patterns never reach V8.
 const NON_ASCII = /[\u0080-\uffff]/;
 
-/** Both automata of `tree`; a refusal blames the costliest repetition in `blame`. */
+/** Both automata of `tree`; a refusal names what made it too costly (`blame` is the regex's tree). */
 function programs(tree: Node, filter: Filter | null, blame: Node | null): Compiled {
   try {
     return { forward: buildProgram(tree, false), reverse: buildProgram(tree, true), filter };
   } catch (error) {
     if (!(error instanceof TooCostly)) throw error;
-    const offset = error.offset ?? (blame ? costliestRepeat(blame) : null);
+    const hint =
+      `Use smaller counts in {n,m} (an open bound such as {2,} or + costs little), or a shorter pattern; the limit is ${MAX_COST}.`;
+    const repeat = error.offset ?? (blame ? costliestRepeat(blame) : null);
+    if (repeat !== null) {
+      throw new ToolError(`the repetition at offset ${repeat} ${error.detail}`, hint);
+    }
+    const from = blame ? costlyPart(blame) : null;
     throw new ToolError(
-      offset === null
+      from === null
         ? `the pattern ${error.detail}`
-        : `the repetition at offset ${offset} ${error.detail}`,
-      `Use smaller counts in {n,m} (an open bound such as {2,} or + costs little), or a shorter pattern; the limit is ${MAX_COST}.`,
+        : `the pattern ${error.detail}, from the part at offset ${from} on`,
+      hint,
     );
   }
+}
+
+/**
+ * Where a pattern without repetitions goes over the budget: the offset of
+ * the first top-level element (or alternative) whose addition does.
+ */
+function costlyPart(tree: Node): number | null {
+  if ((tree.type !== "seq" && tree.type !== "alt") || !tree.offsets) return null;
+  const fits = (count: number) => {
+    try {
+      const part = { ...tree, items: tree.items.slice(0, count) };
+      buildProgram(part, false);
+      buildProgram(part, true);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  let lo = 0; // fits
+  let hi = tree.items.length; // does not
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (fits(mid)) lo = mid;
+    else hi = mid;
+  }
+  return tree.offsets[hi - 1];
 }
 
 /** The offset of the repetition that expands to the most positions, or null. */

@@ -18,8 +18,8 @@ import type { Program } from "./pattern_run.ts";
 export type Node =
   | { type: "set"; ranges: number[] }
   | { type: "assert"; kind: AssertKind }
-  | { type: "seq"; items: Node[] }
-  | { type: "alt"; items: Node[] }
+  | { type: "seq"; items: Node[]; offsets?: number[] }
+  | { type: "alt"; items: Node[]; offsets?: number[] }
   | { type: "repeat"; item: Node; min: number; max: number; offset: number };
 
 /** 0 `^`, 1 `$`, 2 `\b`, 3 `\B`. */
@@ -36,7 +36,11 @@ export const MAX_COST = 1000;
 
 /** Why a tree was refused: the text of the message and where its cause starts. */
 export class TooCostly extends Error {
-  constructor(readonly offset: number | null, readonly detail: string) {
+  constructor(
+    readonly offset: number | null,
+    readonly detail: string,
+    readonly cost: number | null = null,
+  ) {
     super(detail);
   }
 }
@@ -164,7 +168,7 @@ export function buildProgram(tree: Node, reverse: boolean): Program {
   const program = layout(b, words, end, first);
   const c = cost(program);
   if (c > MAX_COST) {
-    throw new TooCostly(null, `costs ${c} operations per character to match, over ${MAX_COST}`);
+    throw new TooCostly(null, `costs ${c} operations per character to match, over ${MAX_COST}`, c);
   }
   return program;
 }

@@ -49,13 +49,15 @@ export function literalTree(codePoints: number[], ignoreCase: boolean): Node {
 
 function alternatives(list: AST.Alternative[], context: Context): Node {
   const items = list.map((a) => elements(a.elements, context));
-  return items.length === 1 ? items[0] : { type: "alt", items };
+  return items.length === 1 ? items[0] : { type: "alt", items, offsets: list.map((a) => a.start) };
 }
 
 function elements(list: AST.Element[], context: Context): Node {
   const items: Node[] = [];
+  const offsets: number[] = [];
   for (let i = 0; i < list.length; i++) {
     const element = list[i];
+    offsets.push(element.start);
     if (element.type === "Character" && isHighSurrogate(element.value)) {
       // Without the u flag an astral character is two Character nodes; text
       // is read by code point, so join them back into one.
@@ -74,7 +76,7 @@ function elements(list: AST.Element[], context: Context): Node {
     }
     items.push(translate(element, context));
   }
-  return items.length === 1 ? items[0] : { type: "seq", items };
+  return items.length === 1 ? items[0] : { type: "seq", items, offsets };
 }
 
 const ASSERTIONS: Record<string, AssertKind> = { start: 0, end: 1 };

@@ -48,10 +48,25 @@ export function checkPatternSize(pattern: string): void {
   const bytes = encoder.encode(pattern).length;
   if (bytes > MAX_PATTERN_BYTES) {
     throw new ToolError(
-      `the pattern is ${bytes} UTF-8 bytes, over the limit of ${MAX_PATTERN_BYTES}`,
+      `the pattern is ${bytes} UTF-8 bytes, over the limit of ${MAX_PATTERN_BYTES} from offset ${
+        offsetPast(pattern, MAX_PATTERN_BYTES)
+      } on`,
       "Search for a shorter, more specific pattern.",
     );
   }
+}
+
+/** The UTF-16 offset of the first character of `text` past its first `bytes` UTF-8 bytes. */
+function offsetPast(text: string, bytes: number): number {
+  let size = 0;
+  let offset = 0;
+  for (const ch of text) {
+    const c = ch.codePointAt(0)!;
+    size += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+    if (size > bytes) return offset;
+    offset += ch.length;
+  }
+  return offset;
 }
 
 /** Parses `pattern` in the search dialect; throws ToolError naming the refused construct. */
