@@ -75,6 +75,14 @@ export function firstMatch(
   return run({ kind: "first", programs: compiled, lines }, options);
 }
 
+/**
+ * Starts a worker ahead of the first job, so that its start-up (tens of
+ * ms, on its own thread) overlaps the tmux reads before matching.
+ */
+export function warmMatchWorker(): void {
+  if (idle.length === 0) park(spawn());
+}
+
 /** Ends the idle workers (tests call this; the server exits without it). */
 export function closeMatchWorkers(): void {
   clearTimeout(reaper);

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { excerptAround, utf8Length } from "../mcp/budget.ts";
 import { CUT_MARK } from "../tmux/utf8.ts";
 import { callerPane } from "../mcp/panes.ts";
-import { MatchDeadline, matchPane, type PaneHit } from "../mcp/match_worker.ts";
+import { MatchDeadline, matchPane, type PaneHit, warmMatchWorker } from "../mcp/match_worker.ts";
 import { compilePattern, loadPatternEngine, type Matcher } from "../mcp/pattern.ts";
 import { defineTool, readsTerminal, type ToolContext } from "../mcp/registry.ts";
 import { jsonWireCost, resultBytes, resultOf } from "../mcp/results.ts";
@@ -88,6 +88,7 @@ export const searchPanes = defineTool({
       literal: args.literal,
       ignoreCase: args.ignoreCase,
     });
+    warmMatchWorker();
     const scope = args.session
       ? { kind: "session" as const, session: args.session }
       : { kind: "all" as const };

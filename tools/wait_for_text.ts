@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { contentText } from "../mcp/budget.ts";
 import { encodeCursor } from "../mcp/cursor.ts";
+import { warmMatchWorker } from "../mcp/match_worker.ts";
 import { compilePattern, loadPatternEngine } from "../mcp/pattern.ts";
 import { defineTool, readsTerminal } from "../mcp/registry.ts";
 import { content, optionalPaneId, timeoutSeconds } from "../mcp/schemas.ts";
@@ -64,6 +65,7 @@ export const waitForTextTool = defineTool({
     await loadPatternEngine();
     const patterns = (args.patterns ?? []).map((p) => compilePattern(p, options));
     const stopPatterns = (args.stopPatterns ?? []).map((p) => compilePattern(p, options));
+    if (patterns.length + stopPatterns.length > 0) warmMatchWorker();
     const ceiling = ctx.settings.waitMaxSeconds;
     const effective = Math.min(args.timeoutSeconds ?? ceiling, ceiling);
     const { mark, paneId } = await cursorPane(ctx, args.cursor, args.paneId, WITHOUT_CURSOR);
