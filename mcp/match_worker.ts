@@ -93,8 +93,15 @@ type Job =
   | { kind: "first"; programs: Compiled[]; lines: string[] }
   | { kind: "pane"; programs: Compiled[]; pane: PaneText; limit: number; locateOver: number };
 
-/** Workers kept for the next job; more run at once when jobs overlap. */
+/** Workers kept for the next job. */
 const MAX_IDLE = 1;
+/**
+ * Jobs that run at once, each in its own worker (about 17 MB each); more
+ * wait for a slot. Overlapping searches and waits rarely number more.
+ */
+const MAX_WORKERS = 4;
+let running = 0;
+const queue: (() => void)[] = [];
 /** An idle worker is ended after this long unused. */
 const IDLE_MS = 30_000;
 const idle: Worker[] = [];
@@ -104,35 +111,65 @@ let scriptUrl: string | undefined;
 function run<T>(job: Job, options: MatchOptions): Promise<T> {
   const { signal } = options;
   if (signal?.aborted) return Promise.reject(signal.reason);
-  const worker = idle.pop() ?? spawn();
   return new Promise<T>((resolve, reject) => {
-    const done = (keep: boolean) => {
+    let worker: Worker | undefined;
+    let finished = false;
+    const finish = (keep: boolean) => {
+      finished = true;
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
+      if (worker === undefined) {
+        queue.splice(queue.indexOf(start), 1);
+        return;
+      }
       worker.onmessage = worker.onerror = null;
       if (keep && idle.length < MAX_IDLE) park(worker);
       else worker.terminate();
+      release();
     };
+    // The deadline counts from the call, also while waiting for a worker.
     const timer = setTimeout(() => {
-      done(false);
+      finish(false);
       reject(new MatchDeadline());
     }, Math.max(0, options.timeoutMs));
     const onAbort = () => {
-      done(false);
+      finish(false);
       reject(signal!.reason);
     };
     signal?.addEventListener("abort", onAbort, { once: true });
-    worker.onmessage = (event: MessageEvent<T>) => {
-      done(true);
-      resolve(event.data);
+    const start = () => {
+      if (finished) return release();
+      const w = worker = idle.pop() ?? spawn();
+      w.onmessage = (event: MessageEvent<T>) => {
+        finish(true);
+        resolve(event.data);
+      };
+      w.onerror = (event: ErrorEvent) => {
+        event.preventDefault();
+        finish(false);
+        reject(new Error(`the pattern worker failed: ${event.message}`));
+      };
+      w.postMessage(job);
     };
-    worker.onerror = (event: ErrorEvent) => {
-      event.preventDefault();
-      done(false);
-      reject(new Error(`the pattern worker failed: ${event.message}`));
-    };
-    worker.postMessage(job);
+    acquire(start);
   });
+}
+
+/** Runs `start` now if fewer than {@link MAX_WORKERS} jobs run, else when one ends. */
+function acquire(start: () => void): void {
+  if (running < MAX_WORKERS) {
+    running++;
+    start();
+  } else {
+    queue.push(start);
+  }
+}
+
+/** A job ended: its slot goes to the next waiting job. */
+function release(): void {
+  const next = queue.shift();
+  if (next) next();
+  else running--;
 }
 
 function spawn(): Worker {

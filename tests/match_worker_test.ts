@@ -10,6 +10,9 @@ await loadPatternEngine();
 const compiled = (pattern: string) =>
   compilePattern(pattern, { literal: false, ignoreCase: true }).compiled;
 const LONG = { timeoutMs: 30_000 };
+// The costliest kind of pattern over 30 MB in one line: tens of seconds of matching.
+const SLOW = "(?:[ab]c|[bc]a|[ca]b){0,90}d";
+const HUGE = "abc".repeat(10_000_000) + "!d";
 
 Deno.test("a pane's lines are joined, trimmed and matched in the worker", async () => {
   try {
@@ -51,9 +54,9 @@ Deno.test("firstMatch: the first line, then the first pattern on it", async () =
 
 Deno.test("the deadline ends the worker mid-line; the thread stays free and the next job runs", async () => {
   try {
-    // Seconds of matching in one line: only ending the worker stops it.
-    const pane = { physical: "", joined: "a".repeat(30_000_000) + "!b", firstRow: 0 };
-    const slow = compiled("(?:a|b){1,90}c|a{1,50}b");
+    // Only ending the worker stops it.
+    const pane = { physical: "", joined: HUGE, firstRow: 0 };
+    const slow = compiled(SLOW);
     let last = performance.now();
     let worstGap = 0;
     const ticker = setInterval(() => {
@@ -76,14 +79,33 @@ Deno.test("the deadline ends the worker mid-line; the thread stays free and the 
 
 Deno.test("cancelling ends the job with the signal's reason", async () => {
   try {
-    const pane = { physical: "", joined: "a".repeat(30_000_000) + "!b", firstRow: 0 };
+    const pane = { physical: "", joined: HUGE, firstRow: 0 };
     const controller = new AbortController();
-    const job = matchPane(compiled("(?:a|b){1,90}c|a{1,50}b"), pane, { limit: 1, locateOver: 9 }, {
+    const job = matchPane(compiled(SLOW), pane, { limit: 1, locateOver: 9 }, {
       timeoutMs: 30_000,
       signal: controller.signal,
     });
     controller.abort(new Error("cancelled by the client"));
     await assert.rejects(job, /cancelled by the client/);
+  } finally {
+    closeMatchWorkers();
+  }
+});
+
+Deno.test("jobs past four wait for a worker, their deadline counting meanwhile", async () => {
+  try {
+    const pane = { physical: "", joined: HUGE, firstRow: 0 };
+    const slow = compiled(SLOW);
+    const busy = Array.from(
+      { length: 4 },
+      () => matchPane(slow, pane, { limit: 1, locateOver: 9 }, { timeoutMs: 1000 }).catch((e) => e),
+    );
+    const quick = [compiled("b")];
+    const starved = firstMatch(quick, ["ab"], { timeoutMs: 100 }).catch((e) => e);
+    const patient = firstMatch(quick, ["ab"], LONG);
+    assert.ok((await starved) instanceof MatchDeadline);
+    for (const error of await Promise.all(busy)) assert.ok(error instanceof MatchDeadline);
+    assert.deepEqual(await patient, { line: 0, pattern: 0 });
   } finally {
     closeMatchWorkers();
   }
