@@ -131,9 +131,9 @@ const ADVERSARIES: Adversary[] = [
     line: randomLine(LETTERS),
   },
   // Near the limits of pattern_program.ts (the alternation above is one
-  // too): most positions, most edge groups, most assertions.
+  // too, of edge groups): most positions, most jump masks, most assertions.
   { pattern: "(a{100}){39}b", line: randomLine("a", "!b") },
-  { pattern: "(?:[ab]c|[bc]a|[ca]b){0,90}d", line: randomLine("abc", "d") },
+  { pattern: "(?:[ab]c|[bc]a|[ca]b){0,180}d", line: randomLine("abc", "d") },
   { pattern: "(?:\\ba ){0,100}c", line: randomLine("a ", "c") },
 ];
 

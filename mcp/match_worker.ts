@@ -103,7 +103,7 @@ const MAX_WORKERS = 4;
 let running = 0;
 const queue: (() => void)[] = [];
 /** An idle worker is ended after this long unused. */
-const IDLE_MS = 30_000;
+const IDLE_MS = 5_000;
 const idle: Worker[] = [];
 let reaper: ReturnType<typeof setTimeout> | undefined;
 let scriptUrl: string | undefined;

@@ -165,7 +165,10 @@ export function buildProgram(tree: Node, reverse: boolean): Program {
   b.edge(frag.last, [end]);
   const first = frag.nullable ? [...frag.first, end] : frag.first;
   const words = (b.ranges.length + 31) >> 5;
-  const program = layout(b, words, end, first);
+  // Jump masks cost every word of the state, groups only their own span:
+  // keep whichever layout is cheaper for this pattern.
+  const program = [layout(b, words, end, first, true), layout(b, words, end, first, false)]
+    .reduce((x, y) => (cost(y) < cost(x) ? y : x));
   const c = cost(program);
   if (c > MAX_COST) {
     throw new TooCostly(null, `costs ${c} operations per character to match, over ${MAX_COST}`, c);
@@ -177,7 +180,7 @@ export function buildProgram(tree: Node, reverse: boolean): Program {
 export function cost(p: Program): number {
   // Weights measured by bench/search_bench.ts: a group or an assertion
   // costs about as much as eight words of the bit loops.
-  let total = 4 * p.words;
+  let total = (4 + 6 * p.jumpBy.length) * p.words;
   for (let k = 0; k < p.groups.length; k += 6) {
     total += 8 + p.groups[k + 1] - p.groups[k] + p.groups[k + 4] - p.groups[k + 3];
   }
@@ -189,7 +192,13 @@ export function cost(p: Program): number {
   return total;
 }
 
-function layout(b: Builder, words: number, end: number, first: number[]): Program {
+function layout(
+  b: Builder,
+  words: number,
+  end: number,
+  first: number[],
+  jumping: boolean,
+): Program {
   const spans: number[] = [];
   const span = (set: number[]): [number, number, number] => {
     let lo = Infinity;
@@ -209,6 +218,7 @@ function layout(b: Builder, words: number, end: number, first: number[]): Progra
   const assertTargets = new Map<number, number[]>();
   const grouped = new Map<string, [number[], number[]]>();
   const final = new Int32Array(words);
+  const jumps = new Map<number, Int32Array>();
   const finalAsserts = b.finalAsserts;
   b.end = end;
   for (const [from, all] of b.edges) {
@@ -223,6 +233,9 @@ function layout(b: Builder, words: number, end: number, first: number[]): Progra
         assertTargets.set(p, [...(assertTargets.get(p) ?? []), ...to]);
         if (to.length < all.length) finalAsserts.add(p);
       }
+    }
+    if (jumping && consuming.length > 0 && jumpAll(consuming, to, shift, loop, jumps, words)) {
+      continue;
     }
     let rest = to;
     if (consuming.length === 1) {
@@ -239,6 +252,7 @@ function layout(b: Builder, words: number, end: number, first: number[]): Progra
   }
   const groups: number[] = [];
   for (const [from, to] of grouped.values()) groups.push(...span(from), ...span(to));
+  const jumpBy = [...jumps.keys()].sort((x, y) => x - y);
   const asserts: number[] = [];
   let back = false;
   for (const [p, to] of [...assertTargets].sort((x, y) => x[0] - y[0])) {
@@ -255,12 +269,45 @@ function layout(b: Builder, words: number, end: number, first: number[]): Progra
     shift,
     loop,
     final,
+    jumpBy: Int32Array.from(jumpBy),
+    jumpMasks: Int32Array.from(jumpBy.flatMap((k) => [...jumps.get(k)!])),
     groups: Int32Array.from(groups),
     spans: Int32Array.from(spans),
     asserts: Int32Array.from(asserts),
     back,
     ...chars,
   };
+}
+
+/** Edges this short forward become a shifted mask, not a group. */
+const MAX_JUMP = 31;
+/** Larger edges (sources times targets) stay groups: a group is one test. */
+const MAX_JUMP_PAIRS = 16;
+
+/**
+ * Records the edge `from` -> `to` as per-distance masks (0 the loop mask,
+ * 1 the shift mask, up to {@link MAX_JUMP} a jump mask) when every pair is
+ * that close ahead; false, recording nothing, otherwise.
+ */
+function jumpAll(
+  from: number[],
+  to: number[],
+  shift: Int32Array,
+  loop: Int32Array,
+  jumps: Map<number, Int32Array>,
+  words: number,
+): boolean {
+  if (from.length * to.length > MAX_JUMP_PAIRS) return false;
+  if (!from.every((p) => to.every((q) => q >= p && q - p <= MAX_JUMP))) return false;
+  for (const p of from) {
+    for (const q of to) {
+      const k = q - p;
+      const mask = k === 0 ? loop : k === 1 ? shift : jumps.get(k) ?? new Int32Array(words);
+      if (k > 1) jumps.set(k, mask);
+      mask[p >> 5] |= 1 << (p & 31);
+    }
+  }
+  return true;
 }
 
 /**

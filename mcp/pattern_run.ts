@@ -24,6 +24,10 @@ export interface Program {
   loop: Int32Array;
   /** Consuming positions a match may end with. */
   final: Int32Array;
+  /** Distances k > 1 of the edges p -> p + k kept as masks. */
+  jumpBy: Int32Array;
+  /** For each of `jumpBy`, the positions p with that edge, `words` ints each. */
+  jumpMasks: Int32Array;
   /** Other edges, 6 ints each: source words lo, hi, offset, target words lo, hi, offset. */
   groups: Int32Array;
   /** Masks of word ranges that groups and assertions point into. */
@@ -162,7 +166,7 @@ export function matchEndSmall(p: Program, line: string): number {
   const final = p.final[0];
   const assertMask = p.assertMask[0];
   const endBit = 1 << p.end;
-  const { masks, lead, groups, spans, asserts } = p;
+  const { masks, lead, groups, spans, asserts, jumpBy, jumpMasks } = p;
   let state = first;
   let idle = true;
   let i = 0;
@@ -192,6 +196,7 @@ export function matchEndSmall(p: Program, line: string): number {
       continue;
     }
     state = first | ((d & shift) << 1) | (d & loop);
+    for (let j = 0; j < jumpBy.length; j++) state |= (d & jumpMasks[j]) << jumpBy[j];
     if ((d & final) !== 0) state |= endBit;
     for (let k = 0; k < groups.length; k += 6) {
       if ((d & spans[groups[k + 2]]) !== 0) state |= spans[groups[k + 5]];
@@ -294,6 +299,16 @@ export function advance(p: Program, consumed: Int32Array, state: Int32Array, bas
     ends |= d & final[w];
   }
   if (ends !== 0) state[p.end >> 5] |= 1 << (p.end & 31);
+  for (let j = 0; j < p.jumpBy.length; j++) {
+    const k = p.jumpBy[j];
+    const m = j * words;
+    let over = 0;
+    for (let w = 0; w < words; w++) {
+      const s = consumed[w] & p.jumpMasks[m + w];
+      state[w] |= (s << k) | over;
+      over = s >>> (32 - k);
+    }
+  }
   const g = p.groups;
   const spans = p.spans;
   for (let k = 0; k < g.length; k += 6) {
