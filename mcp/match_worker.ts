@@ -119,7 +119,8 @@ function run<T>(job: Job, options: MatchOptions): Promise<T> {
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
       if (worker === undefined) {
-        queue.splice(queue.indexOf(start), 1);
+        const waiting = queue.indexOf(start);
+        if (waiting >= 0) queue.splice(waiting, 1);
         return;
       }
       worker.onmessage = worker.onerror = null;

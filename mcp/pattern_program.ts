@@ -165,9 +165,11 @@ export function buildProgram(tree: Node, reverse: boolean): Program {
   b.edge(frag.last, [end]);
   const first = frag.nullable ? [...frag.first, end] : frag.first;
   const words = (b.ranges.length + 31) >> 5;
+  b.end = end;
+  const chars = alphabet(b.ranges, words);
   // Jump masks cost every word of the state, groups only their own span:
   // keep whichever layout is cheaper for this pattern.
-  const program = [layout(b, words, end, first, true), layout(b, words, end, first, false)]
+  const program = [layout(b, first, chars, true), layout(b, first, chars, false)]
     .reduce((x, y) => (cost(y) < cost(x) ? y : x));
   const c = cost(program);
   if (c > MAX_COST) {
@@ -178,49 +180,41 @@ export function buildProgram(tree: Node, reverse: boolean): Program {
 
 /** Word operations per character of text, the bound the budget is on. */
 export function cost(p: Program): number {
-  // Weights measured by bench/search_bench.ts: a group or an assertion
-  // costs about as much as eight words of the bit loops.
+  // Weights measured by bench/search_bench.ts: a group costs about as much
+  // as eight words of the bit loops, an assertion ten, a jump mask six a word.
   let total = (4 + 6 * p.jumpBy.length) * p.words;
   for (let k = 0; k < p.groups.length; k += 6) {
     total += 8 + p.groups[k + 1] - p.groups[k] + p.groups[k + 4] - p.groups[k + 3];
   }
   const count = p.asserts.length / ASSERT_INTS;
   for (let k = 0; k < p.asserts.length; k += ASSERT_INTS) {
-    total += 8 + Math.max(0, p.asserts[k + 3] - p.asserts[k + 2]);
+    total += 10 + Math.max(0, p.asserts[k + 3] - p.asserts[k + 2]);
   }
   if (p.back) total += count * count;
   return total;
 }
 
-function layout(
-  b: Builder,
-  words: number,
-  end: number,
-  first: number[],
-  jumping: boolean,
-): Program {
-  const spans: number[] = [];
-  const span = (set: number[]): [number, number, number] => {
-    let lo = Infinity;
-    let hi = -1;
-    for (const p of set) {
-      lo = Math.min(lo, p >> 5);
-      hi = Math.max(hi, p >> 5);
-    }
-    if (hi < 0) return [0, -1, 0];
-    const offset = spans.length;
-    for (let w = lo; w <= hi; w++) spans.push(0);
-    for (const p of set) spans[offset + (p >> 5) - lo] |= 1 << (p & 31);
-    return [lo, hi, offset];
+/** The edges of `b` sorted by how the runtime follows them. */
+interface Edges {
+  shift: Int32Array;
+  loop: Int32Array;
+  final: Int32Array;
+  jumps: Map<number, Int32Array>;
+  /** Groups by source set: sources, targets. */
+  grouped: Map<string, [number[], number[]]>;
+  /** Each assertion's targets. */
+  assertTargets: Map<number, number[]>;
+}
+
+function sortEdges(b: Builder, words: number, end: number, jumping: boolean): Edges {
+  const e: Edges = {
+    shift: new Int32Array(words),
+    loop: new Int32Array(words),
+    final: new Int32Array(words),
+    jumps: new Map(),
+    grouped: new Map(),
+    assertTargets: new Map(),
   };
-  const shift = new Int32Array(words);
-  const loop = new Int32Array(words);
-  const assertTargets = new Map<number, number[]>();
-  const grouped = new Map<string, [number[], number[]]>();
-  const final = new Int32Array(words);
-  const jumps = new Map<number, Int32Array>();
-  const finalAsserts = b.finalAsserts;
-  b.end = end;
   for (const [from, all] of b.edges) {
     // Reaching the end is a mask of its own: as a target it would stretch spans.
     const to = all.filter((q) => q !== end);
@@ -228,49 +222,64 @@ function layout(
     for (const p of from) {
       if (b.kinds[p] === CONSUMING) {
         consuming.push(p);
-        if (to.length < all.length) final[p >> 5] |= 1 << (p & 31);
+        if (to.length < all.length) e.final[p >> 5] |= 1 << (p & 31);
       } else {
-        assertTargets.set(p, [...(assertTargets.get(p) ?? []), ...to]);
-        if (to.length < all.length) finalAsserts.add(p);
+        e.assertTargets.set(p, [...(e.assertTargets.get(p) ?? []), ...to]);
+        if (to.length < all.length) b.finalAsserts.add(p);
       }
     }
-    if (jumping && consuming.length > 0 && jumpAll(consuming, to, shift, loop, jumps, words)) {
-      continue;
-    }
+    if (consuming.length === 0) continue;
+    if (jumping && jumpAll(consuming, to, e.shift, e.loop, e.jumps, words)) continue;
     let rest = to;
     if (consuming.length === 1) {
       const p = consuming[0];
-      if (to.includes(p + 1)) shift[p >> 5] |= 1 << (p & 31);
-      if (to.includes(p)) loop[p >> 5] |= 1 << (p & 31);
+      if (to.includes(p + 1)) e.shift[p >> 5] |= 1 << (p & 31);
+      if (to.includes(p)) e.loop[p >> 5] |= 1 << (p & 31);
       rest = to.filter((q) => q !== p && q !== p + 1);
     }
-    if (consuming.length === 0 || rest.length === 0) continue;
+    if (rest.length === 0) continue;
     const key = consuming.join(",");
-    const entry = grouped.get(key);
+    const entry = e.grouped.get(key);
     if (entry) entry[1].push(...rest);
-    else grouped.set(key, [consuming, [...rest]]);
+    else e.grouped.set(key, [consuming, [...rest]]);
   }
-  const groups: number[] = [];
-  for (const [from, to] of grouped.values()) groups.push(...span(from), ...span(to));
-  const jumpBy = [...jumps.keys()].sort((x, y) => x - y);
+  return e;
+}
+
+type Alphabet = ReturnType<typeof alphabet>;
+
+function layout(b: Builder, first: number[], chars: Alphabet, jumping: boolean): Program {
+  const words = (b.ranges.length + 31) >> 5;
+  const e = sortEdges(b, words, b.end, jumping);
+  const spans: number[] = [];
+  const span = (set: number[]): [number, number, number] => {
+    if (set.length === 0) return [0, -1, 0];
+    const lo = Math.min(...set) >> 5;
+    const hi = Math.max(...set) >> 5;
+    const offset = spans.length;
+    for (let w = lo; w <= hi; w++) spans.push(0);
+    for (const p of set) spans[offset + (p >> 5) - lo] |= 1 << (p & 31);
+    return [lo, hi, offset];
+  };
+  const groups = [...e.grouped.values()].flatMap(([from, to]) => [...span(from), ...span(to)]);
+  const jumpBy = [...e.jumps.keys()].sort((x, y) => x - y);
   const asserts: number[] = [];
   let back = false;
-  for (const [p, to] of [...assertTargets].sort((x, y) => x[0] - y[0])) {
-    asserts.push(p, b.kinds[p], ...span(to), finalAsserts.has(p) ? 1 : 0);
+  for (const [p, to] of [...e.assertTargets].sort((x, y) => x[0] - y[0])) {
+    asserts.push(p, b.kinds[p], ...span(to), b.finalAsserts.has(p) ? 1 : 0);
     if (to.some((q) => q <= p && b.kinds[q] !== CONSUMING && b.kinds[q] !== END)) back = true;
   }
-  const chars = alphabet(b.ranges, words);
   return {
     words,
-    end,
+    end: b.end,
     first: bits(first, words),
     assertMask: bits(b.kinds.flatMap((k, p) => (k === CONSUMING || k === END ? [] : [p])), words),
-    lead: leadOf(chars.masks, words, leaders(b, first, assertTargets)),
-    shift,
-    loop,
-    final,
+    lead: leadOf(chars.masks, words, leaders(b, first, e.assertTargets)),
+    shift: e.shift,
+    loop: e.loop,
+    final: e.final,
     jumpBy: Int32Array.from(jumpBy),
-    jumpMasks: Int32Array.from(jumpBy.flatMap((k) => [...jumps.get(k)!])),
+    jumpMasks: Int32Array.from(jumpBy.flatMap((k) => [...e.jumps.get(k)!])),
     groups: Int32Array.from(groups),
     spans: Int32Array.from(spans),
     asserts: Int32Array.from(asserts),
