@@ -96,7 +96,7 @@ type Job =
 /** Workers kept for the next job. */
 const MAX_IDLE = 1;
 /**
- * Jobs that run at once, each in its own worker (about 17 MB each); more
+ * Jobs that run at once, each in its own worker (an isolate each); more
  * wait for a slot. Overlapping searches and waits rarely number more.
  */
 const MAX_WORKERS = 4;

@@ -70,7 +70,7 @@ export const WITHOUT_CURSOR =
 
 /** Progress is reported at least this often while waiting. */
 const PROGRESS_MS = 1_000;
-/** Matching may run this long past the wait's deadline (worst case about 250 KB of text). */
+/** Matching may run this long past the wait's deadline, for output read before it. */
 const MIN_MATCH_MS = 250;
 /** A control-mode watch still re-reads this often, in case a notification was missed. */
 const SAFETY_MS = 1_000;

@@ -34,6 +34,7 @@ import { z } from "zod";
 import { parseArguments } from "../mcp/arguments.ts";
 import { CATALOG } from "../mcp/catalog.ts";
 import { ToolError } from "../mcp/errors.ts";
+import { trimRow } from "../mcp/panes.ts";
 import { compareUris } from "../mcp/resources.ts";
 import { counted } from "../mcp/words.ts";
 
@@ -687,4 +688,16 @@ Deno.test("counted: the noun is plural unless the count is one", () => {
     "1 tmux session",
     "2 tmux sessions",
   ]);
+});
+
+Deno.test("trimRow drops trailing spaces in time linear in the row", () => {
+  assertEquals(trimRow("$ ls   "), "$ ls");
+  assertEquals(trimRow("   "), "");
+  assertEquals(trimRow("a \t "), "a \t");
+  // A long run of spaces that does not end the row: a backtracking regex is quadratic here.
+  const row = " ".repeat(200_000) + "x";
+  const start = performance.now();
+  assertEquals(trimRow(row + "  "), row);
+  const ms = performance.now() - start;
+  assert(ms < 500, `trimRow took ${ms.toFixed(0)} ms`);
 });
