@@ -59,7 +59,7 @@ export const searchPanes = defineTool({
   title: "Search panes",
   description:
     "Finds lines matching a pattern in every pane (or a session's), with their rows (0: " +
-    "top visible; negative: history). Regex without lookarounds or backreferences; an emoji " +
+    "top visible; negative: history). Regex, no lookarounds/backreferences; an emoji " +
     "is one `.`.",
   capability: readsTerminal(),
   input: z.strictObject({
@@ -75,11 +75,7 @@ export const searchPanes = defineTool({
     panesSearched: z.int(),
     panes: z.array(paneMatches),
     truncated: z.boolean().describe("True when matches or panes were left out to fit the limits."),
-    skippedPanes: z.array(skippedPane).describe(
-      `Not searched: time (${TIME_BUDGET_MS / 1000} s spent), size (${
-        WORK_BUDGET_BYTES / 1024 / 1024
-      } MB searched) or read_timeout (history unread).`,
-    ),
+    skippedPanes: z.array(skippedPane).describe("Panes not searched, and why."),
   }),
   async handler(args, ctx) {
     // Compile first: a refused pattern never reaches tmux.

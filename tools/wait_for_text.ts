@@ -20,7 +20,7 @@ export const waitForTextTool = defineTool({
   description: "Waits until a pane prints a line matching a pattern (none: any output) or a " +
     "stopPattern. Counts output after the call, or after `cursor` (not keys echoed onto " +
     "its row). Returns the output and a cursor for the next wait. Lines match unwrapped, " +
-    "trailing spaces dropped; regex without lookarounds or backreferences; an emoji is one `.`.",
+    "trailing spaces dropped; regex, no lookarounds/backreferences; an emoji is one `.`.",
   capability: readsTerminal(),
   input: z.strictObject({
     paneId: optionalPaneId,
