@@ -9,7 +9,7 @@
  */
 
 import { commandBytes, ROUND_TRIP_BYTES, runBounded } from "../tmux/chunks.ts";
-import { anyPaneWhere, runIf } from "../tmux/guard.ts";
+import { anyPaneWhere, commandList, runIf } from "../tmux/guard.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { noSuch } from "../tmux/errors.ts";
 import { getPaneWith, paneLineCommand, type PaneView } from "../tmux/views.ts";
@@ -29,6 +29,8 @@ interface InputState {
   reachesCaller: boolean;
   /** Keys sent to the pane would also be typed into another pane (tested only for input meant for one pane alone). */
   mirrored: boolean;
+  /** The alternate screen is on (tested only for input meant for a shell's prompt). */
+  alternate: boolean;
 }
 
 /**
@@ -88,41 +90,89 @@ function parseCopies(line: string | undefined): string[] {
  * `caller` (nor, with `mirrored`, any other pane). A missing target leaves
  * every pane field empty (tmux 3.3a), hence the test of `pane_id`.
  */
-function acceptsInput(caller: string | null, mirrored: string): string {
+function acceptsInput(caller: string | null, mirrored: string, alternate: string): string {
   return `#{?pane_id,#{?pane_dead,0,#{?pane_in_mode,0,#{?${
     reaches(caller)
-  },0,#{?${mirrored},0,1}}}},0}`;
+  },0,#{?${mirrored},0,#{?${alternate},0,1}}}}},0}`;
 }
 
 /**
  * The fields {@link acceptsInput} tests, printed space-separated for
  * {@link parseState} (`pane_in_mode` is a count: 2 for view mode over copy mode).
  */
-function stateFormat(caller: string | null, mirrored: string): string {
+function stateFormat(caller: string | null, mirrored: string, alternate: string): string {
   return `#{pane_id} #{pane_dead} #{?pane_in_mode,1,0} #{?${
     reaches(caller)
-  },1,0} #{?${mirrored},1,0}`;
+  },1,0} #{?${mirrored},1,0} #{?${alternate},1,0}`;
 }
 
 /** The command that prints the pane's {@link stateFormat}, nothing when the pane does not exist. */
-function readState(paneId: string, caller: string | null, mirrored: string): string[] {
-  return paneLineCommand(paneId, stateFormat(caller, mirrored));
+function readState(
+  paneId: string,
+  caller: string | null,
+  mirrored: string,
+  alternate: string,
+): string[] {
+  return paneLineCommand(paneId, stateFormat(caller, mirrored, alternate));
 }
 
 function parseState(fields: string[]): InputState {
-  const [id, dead, inMode, reachesCaller, mirrored] = fields;
+  const [id, dead, inMode, reachesCaller, mirrored, alternate] = fields;
   return {
     found: !!id,
     dead: dead === "1",
     inMode: inMode === "1",
     reachesCaller: reachesCaller === "1",
     mirrored: mirrored === "1",
+    alternate: alternate === "1",
   };
 }
 
 /** What the guard prints when it sent the input, and (followed by the state on the next line) when it refused. */
 const SENT = "tmux-mcp-input-sent";
 const REFUSED = "tmux-mcp-input-refused";
+/** What the guard prints when the pane's shell was not waiting at its prompt. */
+const NOT_AT_PROMPT = "tmux-mcp-input-not-at-prompt";
+
+/**
+ * The refusal of input meant for a shell's prompt when the shell is not
+ * waiting there: a program it started holds the terminal, or it is still
+ * starting, or running a prompt hook. Often brief: callers may try again.
+ */
+export class NotAtPrompt extends ToolError {
+  constructor(paneId: string) {
+    super(
+      `the shell of pane ${paneId} is not waiting at its prompt: a program holds the terminal ` +
+        "(a pager, an editor, a script or another shell started in it), or the shell is busy " +
+        "(starting, or running a command or prompt hook), so it cannot be known that the shell " +
+        "would read the line",
+      "Talk to that program with send_keys, or wait for it to end (wait_for_text) and try again; " +
+        "run the command in another pane (split_window makes one).",
+    );
+    this.name = "NotAtPrompt";
+  }
+}
+
+/**
+ * A shell script (for `if-shell`, format-expanded) that succeeds only while
+ * the pane's shell waits at its prompt: it is asleep (blocked reading the
+ * terminal), its process group owns the terminal, and no other process is
+ * in that group (a command substitution, a program not yet in a group of
+ * its own). From /proc on Linux, else from ps.
+ */
+function shellAtPrompt(): string {
+  const script = [
+    "if [ -r /proc/$p/stat ]; then read -r s < /proc/$p/stat; s=${s##*) }; set -- $s",
+    '[ "$1" = S ] && [ "$6" = "$p" ] || exit 1',
+    'for f in /proc/$p/task/*/children; do k=; read -r k < "$f"',
+    "for c in $k; do t=; read -r t < /proc/$c/stat; t=${t##*) }; set -- $t",
+    '[ "$3" = "$p" ] && exit 1; done; done; exit 0; fi',
+    "ps -A -o pid= -o pgid= -o tpgid= -o stat= | awk -v p=$p " +
+    "'$1==p{ok=($3==p&&$4~/^[SI]/)} $2==p&&$1!=p{bad=1} END{exit !(ok&&!bad)}'",
+  ].join("\n");
+  // tmux expands the script as a format: `##` is one `#`.
+  return `p=#{pane_pid}\n${script.replaceAll("#", "##")}`;
+}
 
 /** Refuses typing into this server's own pane (before anything reaches tmux). */
 function refuseOwnPane(paneId: string, caller: string | null): void {
@@ -157,6 +207,14 @@ function refuseUnsafeInput(paneId: string, state: Omit<InputState, "found">): vo
       "Turn synchronization off (set_synchronize_panes) or use a pane in another window.",
     );
   }
+  if (state.alternate) {
+    throw new ToolError(
+      `pane ${paneId} shows the alternate screen (a full-screen program such as less or vi ` +
+        "runs, or one that ended left it on), so the line would not reach a shell prompt",
+      "Talk to that program with send_keys (q or :q often quits); if it has ended, run " +
+        'send_keys text "tput rmcup" with enter: true, then try again.',
+    );
+  }
   if (state.mirrored) {
     throw new ToolError(
       `pane ${paneId} is in a window with synchronize-panes on, so the command line would also be ` +
@@ -180,7 +238,7 @@ export async function checkInputTargetWith(
 ): Promise<[PaneView, string[]]> {
   refuseOwnPane(paneId, await ctx.caller.guardedPane(ctx.tmux));
   const [pane, outputs] = await getPaneWith(ctx.tmux, paneId, await callerPane(ctx), also);
-  refuseUnsafeInput(paneId, { ...pane, reachesCaller: false, mirrored: false });
+  refuseUnsafeInput(paneId, { ...pane, reachesCaller: false, mirrored: false, alternate: false });
   return [pane, outputs];
 }
 
@@ -197,6 +255,13 @@ export interface PaneInput {
    * synchronize-panes would copy its keys into other panes of the window.
    */
   alone?: boolean;
+  /**
+   * The input is a command line for the pane's shell, written for the shell
+   * `command` names (its `pane_current_command`): tmux types it only while
+   * that shell waits at its prompt (see {@link shellAtPrompt}) and the
+   * alternate screen is off, else it throws {@link NotAtPrompt}.
+   */
+  atPrompt?: { command: string };
   /**
    * Read, in the same round trip, which other panes synchronize-panes copies
    * the keys into (send_keys reports them); otherwise none are read.
@@ -217,24 +282,44 @@ export interface PaneInput {
 export async function sendInput(
   ctx: ToolContext,
   paneId: string,
-  { setup = [], input, refused = [], alone = false, reportCopies = false }: PaneInput,
+  { setup = [], input, refused = [], alone = false, reportCopies = false, atPrompt }: PaneInput,
 ): Promise<string[]> {
   const caller = await ctx.caller.guardedPane(ctx.tmux);
   refuseOwnPane(paneId, caller);
   const options = { signal: ctx.signal };
   const target = paneTarget(paneId);
   const mirrored = mirrors(paneId, alone);
-  const accepts = acceptsInput(caller, mirrored);
+  const alternate = atPrompt ? "#{alternate_on}" : "0";
+  const accepts = acceptsInput(caller, mirrored, alternate);
   const otherwise = [
     ["display-message", "-p", REFUSED],
-    readState(paneId, caller, mirrored),
+    readState(paneId, caller, mirrored, alternate),
     ...refused,
   ];
   // A list-panes over every pane: only for a caller that reports it.
   const copies = reportCopies ? [listCopies(paneId)] : [];
   const sent = [["display-message", "-p", SENT], ...copies];
-  const guard = (count: number) =>
-    runIf(target, accepts, [...sent, ...input.slice(0, count)], otherwise);
+  const guard = (count: number) => {
+    const checked = runIf(target, accepts, [...sent, ...input.slice(0, count)], otherwise);
+    if (!atPrompt) return checked;
+    // The shell's state comes from a script tmux runs; the format tests,
+    // which cannot change between test and keys, run right after it: the
+    // line is written for one shell, and another may hold the pane by now.
+    // The alternate screen is refused as such, before the script runs.
+    const busy = [["display-message", "-p", NOT_AT_PROMPT], ...refused];
+    const sameShell = /^[\w.+-]+$/.test(atPrompt.command)
+      ? `#{==:#{pane_current_command},${atPrompt.command}}`
+      : "1";
+    const atShell = [
+      "if-shell",
+      "-t",
+      target,
+      shellAtPrompt(),
+      commandList([runIf(target, sameShell, [checked], busy)]),
+      commandList(busy),
+    ];
+    return runIf(target, "#{alternate_on}", otherwise, [atShell]);
+  };
   const head = longestFitting(
     input.length,
     (count) => commandBytes(guard(count)) <= ROUND_TRIP_BYTES,
@@ -242,8 +327,9 @@ export async function sendInput(
   const guarded = head > 0 ? guard(head) : undefined;
   if (!guarded) {
     // Not even the first command fits inside the guard: check, then send.
+    if (atPrompt) throw new ToolError("the command line is too long", "Shorten it.");
     const [state, copied] = await ctx.tmux.run(
-      [readState(paneId, caller, mirrored), ...copies],
+      [readState(paneId, caller, mirrored, alternate), ...copies],
       options,
     );
     const checked = parseState(state.split(" "));
@@ -262,6 +348,7 @@ export async function sendInput(
   }
   // The line after the branch's word: the pane's state after REFUSED, the copies after SENT.
   const [said, detail = ""] = (answer ?? "").split("\n");
+  if (said === NOT_AT_PROMPT) throw new NotAtPrompt(paneId);
   if (said !== SENT) {
     const refusal = parseState(detail.split(" "));
     if (said === REFUSED && !refusal.found) throw noSuch("pane");

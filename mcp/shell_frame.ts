@@ -1,54 +1,68 @@
 /**
- * The frame `run_shell_command` types around a command, and the reading of
+ * The frame `run_shell_command` runs around a command, and the reading of
  * its output back from the pane.
  *
- * The command is never typed as the user wrote it: the typed line is always
- * one line of printable ASCII (no newline that would act as Enter, no tab
- * that would complete, no byte a shell's line editor could take for a key).
- * A short command rides in the line as one shell word (single-quoted, or
- * `printf` octal escapes for anything else); a long one is stored in a pane
- * user option and fetched by the shell. Either way here-documents, quotes,
- * comments and many lines reach `eval` intact. It runs in a subshell (`cd`, `export`, `set -e`, `exit` stay inside), prints
- * start and end markers that the shell assembles from two pieces (the echo of
- * the typed line never contains a whole marker), then stores the exit status
- * in a pane option and signals a per-call `wait-for` channel through tmux.
- * When the frame itself is killed (kill -9), the pane's shell does those last
- * steps in its place, so the pane is not left marked busy.
+ * The typed line is short: the command as one quoted word (when it is one
+ * printable ASCII line) and a call that makes the shell fetch the frame's
+ * body from a tmux buffer through its own server (`$TMUX`). The body runs the
+ * command in a subshell (`cd`, `export`, `set -e`, `exit` stay inside),
+ * then, once tmux has read all it printed, has tmux copy the rows up to the
+ * cursor into a buffer, store the exit status and the cursor in a pane
+ * option, and signal a per-run `wait-for` channel. Nothing is printed into
+ * the pane but the command's own output: where it begins is the row after
+ * the echo of the typed line (which holds the run's unique buffer name),
+ * where it ends is the cursor at the end. Escape sequences the terminal
+ * keeps as `#{pane_path}` (OSC 7) say that the frame began and that tmux
+ * has read up to its end.
  *
  * @module
  */
 
-/** Shells whose command line the frame is written for (POSIX sh syntax). */
-const POSIX_SHELLS = new Set([
-  "sh",
-  "bash",
-  "zsh",
-  "dash",
-  "ash",
-  "ksh",
-  "ksh93",
-  "mksh",
-  "lksh",
-  "pdksh",
-  "oksh",
-  "yash",
-  "posh",
-  "busybox",
-]);
+/** How a shell's command line is written. */
+export type ShellKind = "posix" | "fish";
+
+/** Shells whose command line the frame is written for, and how. */
+const SHELLS: Record<string, ShellKind> = {
+  sh: "posix",
+  bash: "posix",
+  zsh: "posix",
+  dash: "posix",
+  ash: "posix",
+  ksh: "posix",
+  ksh93: "posix",
+  mksh: "posix",
+  lksh: "posix",
+  pdksh: "posix",
+  oksh: "posix",
+  yash: "posix",
+  posh: "posix",
+  busybox: "posix",
+  fish: "fish",
+};
 
 /** The program name of `pane_current_command` without a path or login-shell dash. */
 export function programName(currentCommand: string): string {
   return currentCommand.replace(/^-/, "").replace(/^.*\//, "");
 }
 
-/** True when `currentCommand` is a POSIX shell the frame can be typed into. */
-export function isPosixShell(currentCommand: string | null): boolean {
-  return currentCommand !== null && POSIX_SHELLS.has(programName(currentCommand));
+/** The kind of shell `currentCommand` is; null when it is no shell the frame knows. */
+export function shellKind(currentCommand: string | null): ShellKind | null {
+  if (currentCommand === null) return null;
+  return Object.hasOwn(SHELLS, programName(currentCommand))
+    ? SHELLS[programName(currentCommand)]
+    : null;
 }
 
 /** Quotes `value` as one word for any POSIX shell. */
 export function shellQuote(value: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+/** Quotes `value` as one word for fish (in its single quotes, `\` and `'` are escaped). */
+export function fishQuote(value: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value)
+    ? value
+    : `'${value.replaceAll("\\", "\\\\").replaceAll("'", "\\'")}'`;
 }
 
 /**
@@ -63,225 +77,368 @@ export interface RunningMark {
   id: string;
   /** The pid of the pane's shell the line was typed into (empty when tmux did not say). */
   owner: string;
-  /** The shell began the run's frame (else its line may never have reached a command prompt). */
-  started: boolean;
 }
 
-/**
- * The value of {@link RUNNING_OPTION}: `ID.PID` when the line is typed, then
- * `ID.PID.started` once the shell runs the frame. Only a started frame can
- * be running a command; a typed line the shell never ran (it waited for a
- * closing quote, its line editor was in vi command mode) never ends.
- */
+/** The value of {@link RUNNING_OPTION}: `ID.PID`. */
 export function runningMark(mark: RunningMark): string {
-  return `${mark.id}.${mark.owner}${mark.started ? ".started" : ""}`;
+  return `${mark.id}.${mark.owner}`;
 }
 
 /** Parses a {@link RUNNING_OPTION} value; null when it is not one. */
 export function parseRunningMark(value: string): RunningMark | null {
-  const match = /^([0-9a-f]+)\.(\d*)(\.started)?$/.exec(value.trim().replace(/^"(.*)"$/, "$1"));
-  return match ? { id: match[1], owner: match[2], started: match[3] !== undefined } : null;
+  const match = /^([0-9a-z]+)\.(\d*)$/.exec(value.trim().replace(/^"(.*)"$/, "$1"));
+  return match ? { id: match[1], owner: match[2] } : null;
 }
 
+/** Prefix of the pane options holding a run's exit status and end cursor. */
+export const STATUS_OPTION_PREFIX = "@tmux_mcp_status_";
 /**
- * Pane option holding the pane's `#{pane_path}` as it was when a run's line
- * was typed: a frame that begins changes the path (see {@link startedPath}),
- * and so may the command it runs, but a line the shell never ran does not.
+ * Prefix of the pane options saying that a run's result is wanted: its
+ * status (a run kept for a later call, {@link AWAIT_STATUS}), or status and
+ * rows (a call waits now, {@link AWAIT_ROWS}). Unset, the frame stores nothing.
  */
-export const TYPED_PATH_OPTION = "@tmux_mcp_typed_path";
+export const AWAIT_OPTION_PREFIX = "@tmux_mcp_await_";
+/** A run's await option while a call waits for it. */
+export const AWAIT_ROWS = "2";
+/** A run's await option while it is kept for a later call. */
+export const AWAIT_STATUS = "1";
+/** Prefix of the buffers holding a frame's body (the rest is the run id). */
+export const BODY_BUFFER_PREFIX = "m";
+/** Prefix of the buffers holding a run's captured output. */
+export const OUTPUT_BUFFER_PREFIX = "tmux-mcp-out-";
+/** The value of a run's status option when the line reached something other than the pane's shell. */
+export const REFUSED_STATUS = "refused";
 
-/**
- * The `#{pane_path}` an inline command's frame sets when it begins (with the
- * OSC 7 escape sequence) and clears when it ends.
- */
+/** Longest command typed in the line; longer ones (and multi-line ones) ride in the body. */
+export const INLINE_LIMIT = 2048;
+/** Rows of history the frame copies with the output (more are read when the echo is not among them). */
+export const TAIL_ROWS = 200;
+
+/** The `#{pane_path}` a frame sets when it begins. */
 export function startedPath(id: string): string {
   return `tmux-mcp-run:${id}`;
 }
 
-/** Prefix of the pane options holding a run's command. */
-export const COMMAND_OPTION_PREFIX = "@tmux_mcp_cmd_";
-/** Prefix of the pane options holding a run's exit status. */
-export const STATUS_OPTION_PREFIX = "@tmux_mcp_status_";
-
-/** Longest command word typed inline; longer commands go through a pane option. */
-export const INLINE_LIMIT = 2048;
-
-/**
- * `command` as one shell word for `eval`, in printable ASCII: single quotes
- * when it is printable ASCII already, else a `printf` format with every other
- * byte (and `\`, `%`, `'`) as a three-digit octal escape.
- */
-export function inlineWord(command: string): string {
-  if (/^[\x20-\x7e]*$/.test(command)) return `'${command.replaceAll("'", `'\\''`)}'`;
-  let format = "";
-  for (const byte of new TextEncoder().encode(command)) {
-    const safe = byte >= 0x20 && byte <= 0x7e && byte !== 0x27 && byte !== 0x5c && byte !== 0x25;
-    format += safe ? String.fromCharCode(byte) : `\\${byte.toString(8).padStart(3, "0")}`;
-  }
-  return `"$(printf '${format}')"`;
+/** The `#{pane_path}` a frame sets once its command has ended. */
+export function endedPath(id: string): string {
+  return `tmux-mcp-end:${id}`;
 }
 
 /** Everything one run needs to type its line and find its result. */
 export interface Frame {
-  /** Random id of the run (hex). */
+  /** Random id of the run (lowercase letters and digits). */
   id: string;
   /** The `wait-for` channel the shell signals. */
   channel: string;
-  /** Pane option that carries a long command to the shell; null when it is typed inline. */
-  commandOption: string | null;
-  /** Pane option where the shell stores the exit status. */
+  /** The buffer holding the body the typed line fetches. */
+  bodyBuffer: string;
+  /** The body (shell code) stored in {@link Frame.bodyBuffer}. */
+  body: string;
+  /** The buffer the frame copies the pane's rows into at the end. */
+  outputBuffer: string;
+  /** Pane option where the frame stores the exit status (and the end cursor). */
   statusOption: string;
-  /** The line printed before the command's output. */
-  startMarker: string;
-  /** The text printed right after the command's output. */
-  endMarker: string;
+  /** Pane option set while a call waits for the run: only then does the frame copy its rows. */
+  awaitOption: string;
   /** The line typed into the pane (without Enter). */
   line: string;
+  /** Text only the echo of the typed line holds: the output begins on the row after it. */
+  echoMark: string;
 }
 
 /** What the frame needs to know about where it runs. */
 export interface FrameTarget {
   /** The pane id (`%N`). */
   paneId: string;
-  /** The tmux executable the shell should run. */
+  /** The tmux executable the body runs. */
   tmuxBinary: string;
   /** The socket path of the driven server. */
   socketPath: string;
   /** Start the line with a space so shells set to ignore such lines keep it out of history. */
   suppressHistory: boolean;
-  /** The pid of the pane's shell, as its {@link RUNNING_OPTION} mark records it. */
+  /** The pid of the pane's shell: the body runs only in it. */
   owner: string;
+  /** The shell's kind. */
+  kind: ShellKind;
 }
 
-/** A new random run id. */
+/** A new random run id: 6 characters, short enough for the typed line. */
 export function newRunId(): string {
-  return Array.from(
-    crypto.getRandomValues(new Uint8Array(8)),
-    (b) => b.toString(16).padStart(2, "0"),
-  )
-    .join("");
+  const digits = "0123456789abcdefghijklmnopqrstuvwxyz";
+  return Array.from(crypto.getRandomValues(new Uint8Array(6)), (b) => digits[b % 36]).join("");
+}
+
+/** True when `command` can be typed as one quoted word. */
+export function typedInline(command: string): boolean {
+  return command.length <= INLINE_LIMIT && /^[\x20-\x7e]*$/.test(command);
+}
+
+/** A tmux command list as shell words (`\;` between commands). */
+function tmuxWords(tmux: string, commands: string[][]): string {
+  return `${tmux} ${commands.map((c) => c.map(shellQuote).join(" ")).join(" \\; ")}`;
+}
+
+/** tmux quoting of one argument inside an `if-shell` command string. */
+function tmuxArg(value: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * The POSIX shell code that runs `runner` (a command that runs the command
+ * held in `$__tmux_mcp_c`) and reports its end. `$__tmux_mcp_c` is set before.
+ */
+function posixFrame(target: FrameTarget, ids: FrameIds, runner: string): string {
+  const tmux = `${shellQuote(target.tmuxBinary)} -S ${shellQuote(target.socketPath)}`;
+  const pane = target.paneId;
+  const setPath = (path: string) => `printf '\\030\\033]7;%s\\007' '${path}'`;
+  const finish = finishing(ids, pane);
+  const status = (value: string) => [
+    "if-shell",
+    "-F",
+    "-t",
+    pane,
+    `#{${ids.awaitOption}}`,
+    `set-option -p -t ${pane} ${ids.statusOption} ${value}`,
+  ];
+  // Copies the rows and the cursor once tmux has read the end escape (all
+  // output before it); else fails, and the shell asks again.
+  // Status, rows and cursor only for a call that still waits: nobody would
+  // read them else, and they would be left behind.
+  const stored = [
+    `set-option -p -t ${pane} ${ids.statusOption} __S__`,
+    `if-shell -F -t ${pane} ${tmuxArg(`#{==:#{${ids.awaitOption}},${AWAIT_ROWS}}`)} ${
+      tmuxArg(`capture-pane -J -S -${TAIL_ROWS} -b ${ids.outputBuffer} -t ${pane}`)
+    }`,
+    `set-option -paF -t ${pane} ${ids.statusOption} ${
+      tmuxArg(" #{cursor_x} #{cursor_y} #{pane_height}")
+    }`,
+  ].join(" ; ");
+  const synced = [
+    `if-shell -F -t ${pane} ${tmuxArg(`#{${ids.awaitOption}}`)} ${tmuxArg(stored)}`,
+    ...finish.map((c) => c.map(tmuxArg).join(" ")),
+  ].join(" ; ");
+  // The status (digits) goes into the command string from the shell.
+  const [before, after] = synced.split("__S__");
+  const report = `${tmux} if-shell -F -t ${pane} ${
+    shellQuote(`#{==:#{pane_path},${endedPath(ids.id)}}`)
+  } ${shellQuote(before)}"$__tmux_mcp_s"${shellQuote(after)} ${
+    shellQuote("show-options -v @tmux-mcp-unsynced")
+  }`;
+  // __S__ sits inside a single-quoted word: the shell's value is spliced in.
+  const reportStatus = tmuxWords(tmux, [status("__S__"), ...finish]);
+  const frame = [
+    // `trap : INT` keeps the frame alive when C-c ends the command.
+    "(trap : INT",
+    `${setPath(startedPath(ids.id))}`,
+    runner,
+    "__tmux_mcp_s=$?",
+    // CAN ends an escape sequence the command left open; ESC [ J clears the
+    // rows below the cursor, which are not output.
+    `printf '\\030\\033[J\\033]7;%s\\007' '${endedPath(ids.id)}'`,
+    "__tmux_mcp_n=0",
+    `until ${report} 2>/dev/null; do __tmux_mcp_n=$((__tmux_mcp_n+1)); ` +
+    `if [ "$__tmux_mcp_n" -ge 300 ]; then ${
+      reportStatus.replace("__S__", `'"$__tmux_mcp_s"'`)
+    }; break; fi; ` +
+    "sleep 0.01 2>/dev/null || sleep 1; done",
+    `${setPath("")})`,
+  ].join("; ");
+  // A frame killed (kill -9) before it reported: the code around it reports
+  // the status it died with (`case` keeps $?).
+  const rescue = `case $? in 0) ;; *) ${reportStatus.replace("__S__", `'"$?"'`)} ;; esac`;
+  return `${frame}; ${rescue}`;
+}
+
+/**
+ * The tmux commands that end a run: drop the busy mark while it is still
+ * this run's, drop the body's buffer, signal the channel.
+ */
+function finishing(ids: FrameIds, pane: string): string[][] {
+  const unmark = [
+    "if-shell",
+    "-F",
+    "-t",
+    pane,
+    `#{m:${ids.id}.*,#{${RUNNING_OPTION}}}`,
+    `set-option -pu -t ${pane} ${RUNNING_OPTION}`,
+  ];
+  // Set first: deleting a buffer that is gone would end the command list early.
+  return [
+    unmark,
+    ["set-buffer", "-b", ids.bodyBuffer, "x"],
+    ["delete-buffer", "-b", ids.bodyBuffer],
+    ["wait-for", "-S", ids.channel],
+  ];
+}
+
+/** `command` as a POSIX sh assignment to `$__tmux_mcp_c` in printable ASCII on one line. */
+function octalAssignment(command: string): string {
+  let format = "";
+  for (const byte of new TextEncoder().encode(`${command}x`)) {
+    const safe = byte >= 0x20 && byte <= 0x7e && byte !== 0x27 && byte !== 0x5c && byte !== 0x25;
+    format += safe ? String.fromCharCode(byte) : `\\${byte.toString(8).padStart(3, "0")}`;
+  }
+  // The x keeps the newlines a command substitution would strip.
+  return `__tmux_mcp_c=$(printf '${format}'); __tmux_mcp_c=\${__tmux_mcp_c%x}`;
+}
+
+interface FrameIds {
+  id: string;
+  channel: string;
+  bodyBuffer: string;
+  outputBuffer: string;
+  statusOption: string;
+  awaitOption: string;
+}
+
+/** The refusal a body reports when the shell that runs it is not the pane's own. */
+function refusal(target: FrameTarget, ids: FrameIds, quote: (s: string) => string): string {
+  const tmux = `${quote(target.tmuxBinary)} -S ${quote(target.socketPath)}`;
+  return `${tmux} ${
+    [
+      ["set-option", "-p", "-t", target.paneId, ids.statusOption, REFUSED_STATUS],
+      ["delete-buffer", "-b", ids.bodyBuffer],
+      ["wait-for", "-S", ids.channel],
+    ].map((c) => c.map(quote).join(" ")).join(" \\; ")
+  }`;
 }
 
 /** Builds the frame of one run of `command`. */
 export function buildFrame(target: FrameTarget, command: string, id = newRunId()): Frame {
-  const tmux = `${shellQuote(target.tmuxBinary)} -S ${shellQuote(target.socketPath)}`;
-  const pane = shellQuote(target.paneId);
-  const channel = `tmux-mcp-run-${id}`;
-  const word = inlineWord(command);
-  const commandOption = word.length <= INLINE_LIMIT ? null : `${COMMAND_OPTION_PREFIX}${id}`;
-  const statusOption = `${STATUS_OPTION_PREFIX}${id}`;
-  const head = `<<tmux-mcp:${id}:`;
-  // Each marker is printed from two words, so only the output holds it whole.
-  const print = (tail: string) => `printf '%s%s\\n' '${head}' '${tail}'`;
-  // The frame says that it began: only then can the run's command be
-  // running (the busy check of the next run relies on it). A long command's
-  // frame says so through the tmux client that fetches the command; an
-  // inline one, which has no client there (one takes ~10 ms of CPU), sets
-  // the pane's path with an escape sequence tmux keeps as #{pane_path}.
-  const started = `set-option -pt ${pane} ${RUNNING_OPTION} ${
-    runningMark({ id, owner: target.owner, started: true })
-  }`;
-  const setPath = (path: string) => `printf '\\033]7;%s\\007' '${path}'`;
-  // Ends the run with the status in $__tmux_mcp_s: end marker, status,
-  // busy mark, channel.
-  const finish = [
-    print("end>>"),
-    // The path goes back to empty, tmux's own value; a shell that reports
-    // its directory (OSC 7 at each prompt) sets it again.
-    setPath(""),
-    // The busy mark goes only while it is still this run's: a later run may
-    // have taken the pane after deciding this line would never begin.
-    `exec ${tmux} set-option -pt ${pane} ${statusOption} "$__tmux_mcp_s" \\; ` +
-    `if-shell -F -t ${pane} ${shellQuote(`#{m:${id}.*,#{${RUNNING_OPTION}}}`)} ${
-      shellQuote(
-        `set-option -pu -t ${target.paneId} ${RUNNING_OPTION} ; ` +
-          `set-option -pu -t ${target.paneId} ${TYPED_PATH_OPTION}`,
-      )
-    } \\; wait-for -S ${channel}`,
-  ].join("; ");
-  const frame = [
-    // `trap : INT` keeps this subshell alive when C-c ends the command, so
-    // the status is still stored and the channel still signalled.
-    `(trap : INT`,
-    commandOption === null
-      ? `${setPath(startedPath(id))}; ${print("start>>")}; (eval ${word})`
-      : `__tmux_mcp_c=$(${tmux} show-options -pqvt ${pane} ${commandOption} \\; ` +
-        `set-option -put ${pane} ${commandOption} \\; ${started}) && ${print("start>>")} && ` +
-        `(eval "$__tmux_mcp_c")`,
-    `__tmux_mcp_s=$?`,
-    `${finish})`,
-  ].join("; ");
-  // A frame that finishes ends in tmux, which exits 0. One that fails was
-  // killed (kill -9, OOM) before it could say so, and would leave the pane
-  // marked busy for good: the pane's shell, which outlives it, finishes the
-  // run in its place with the status the frame died with (128 + signal;
-  // `case` keeps $?). Not `frame || ...`: the left side of `||` is a context
-  // where shells ignore `set -e`, also in the command's own subshell.
-  const line = `${frame}; case $? in 0) ;; *) (__tmux_mcp_s=$?; ${finish}) ;; esac`;
-  return {
+  const ids: FrameIds = {
     id,
-    channel,
-    commandOption,
-    statusOption,
-    startMarker: `${head}start>>`,
-    endMarker: `${head}end>>`,
-    line: `${target.suppressHistory ? " " : ""}${line}`,
+    channel: `tmux-mcp-run-${id}`,
+    bodyBuffer: `${BODY_BUFFER_PREFIX}${id}`,
+    outputBuffer: `${OUTPUT_BUFFER_PREFIX}${id}`,
+    statusOption: `${STATUS_OPTION_PREFIX}${id}`,
+    awaitOption: `${AWAIT_OPTION_PREFIX}${id}`,
+  };
+  const inline = typedInline(command);
+  const fetch = `tmux showb -b${ids.bodyBuffer}`;
+  const space = target.suppressHistory ? " " : "";
+  let body: string;
+  let line: string;
+  if (target.kind === "posix") {
+    const take = inline ? "__tmux_mcp_c=$__m; unset __m" : `__tmux_mcp_c=${shellQuote(command)}`;
+    // $$ is the pane's shell in any subshell of it, and no other process.
+    body = `trap : INT; ${take}; if [ "$$" != ${target.owner || "0"} ]; then ${
+      refusal(target, ids, shellQuote)
+    }; else ${posixFrame(target, ids, '(eval "$__tmux_mcp_c")')}; fi`;
+    line = inline
+      ? `${space}(__m=${shellQuote(command)};eval "$(${fetch})")`
+      : `${space}(eval "$(${fetch})")`;
+  } else {
+    // fish has no subshell: a POSIX sh runs the frame, and a fish child the
+    // command. The body is one line: fish splits a command substitution's
+    // output into lines.
+    const frame = posixFrame(target, ids, '"$1" -c "$__tmux_mcp_c"');
+    const take = inline ? "__tmux_mcp_c=$2" : octalAssignment(command);
+    const fishTmux = `${fishQuote(target.tmuxBinary)} -S ${fishQuote(target.socketPath)}`;
+    const rescue = `${fishTmux} ${
+      [
+        ["set-option", "-p", "-t", target.paneId, ids.statusOption],
+        ...finishing(ids, target.paneId),
+      ].map((c) => c.map(fishQuote).join(" ")).join(" \\; ")
+    }`.replace(`${ids.statusOption} \\;`, `${ids.statusOption} $status \\;`);
+    body = [
+      "set -l __tmux_mcp_c $__m",
+      "set -e __m",
+      `if test "$fish_pid" != ${target.owner || "0"}`,
+      refusal(target, ids, fishQuote),
+      "else",
+      `/bin/sh -c ${
+        fishQuote(`trap : INT; ${take}; ${frame}`)
+      } sh $__fish_bin_dir/fish $__tmux_mcp_c`,
+      `or ${rescue}`,
+      "end",
+    ].join("; ");
+    line = inline
+      ? `${space}set __m ${fishQuote(command)};eval (${fetch})`
+      : `${space}eval (${fetch})`;
+  }
+  return {
+    ...ids,
+    body,
+    line,
+    echoMark: fetch,
   };
 }
 
-/** The command's output found between the markers of a frame. */
+/** What the frame stored in its status option. */
+export interface FrameStatus {
+  /** The exit status; null when the value is not one. */
+  exitStatus: number | null;
+  /** The line reached a program other than the pane's shell, which ran nothing. */
+  refused: boolean;
+  /** The cursor and pane height when tmux copied the rows; null when it did not. */
+  end: { x: number; y: number; height: number } | null;
+}
+
+/** Parses the value of a frame's status option. */
+export function parseFrameStatus(value: string): FrameStatus {
+  const trimmed = value.trim().replace(/^"(.*)"$/, "$1");
+  if (trimmed === REFUSED_STATUS) return { exitStatus: null, refused: true, end: null };
+  const [status, x, y, height] = trimmed.split(" ");
+  const exitStatus = /^\d{1,3}$/.test(status ?? "") ? Number(status) : null;
+  const end = [x, y, height].every((n) => /^\d+$/.test(n ?? ""))
+    ? { x: Number(x), y: Number(y), height: Number(height) }
+    : null;
+  return { exitStatus, refused: false, end };
+}
+
+/** A run's output found in the rows the frame copied. */
 export interface FramedOutput {
   /** Output lines, oldest first. */
   lines: string[];
-  /** The start marker was found (else the start scrolled out of the history, or never ran). */
+  /** The echo of the typed line was found (else the output began above the rows read). */
   startFound: boolean;
-  /** The end marker was found: the output is complete. */
-  endFound: boolean;
 }
 
 /**
- * Finds a run's output in captured pane lines (`capture-pane -J`): searching
- * from the end, the line that ends with the end marker, then the line above
- * it that ends with the start marker. Text before the end marker on its line
- * is the last output line (output without a final newline). Without an end marker (still
- * running), everything after the start marker, blank screen rows dropped.
+ * The output in `rows` (`capture-pane -J` up to the bottom of the screen),
+ * given the cursor at its end: the rows below the cursor are not output, nor
+ * the cursor's row when the cursor is at its start (the output ended with a
+ * newline); the output begins after the last line holding the echo mark.
  */
-export function parseFramedOutput(lines: readonly string[], frame: Frame): FramedOutput {
-  let end = -1;
-  let lastPart = "";
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const at = lines[i].lastIndexOf(frame.endMarker);
-    if (at >= 0 && lines[i].slice(at + frame.endMarker.length).trim() === "") {
-      end = i;
-      lastPart = lines[i].slice(0, at);
-      break;
-    }
-  }
-  const stop = end >= 0 ? end : lines.length;
+export function parseFramedOutput(
+  rows: readonly string[],
+  end: { x: number; y: number; height: number },
+  echoMark: string,
+): FramedOutput {
+  let lines = rows.slice(0, Math.max(0, rows.length - (end.height - 1 - end.y)));
+  if (end.x === 0 && lines.length > 0 && lines.at(-1)!.trim() === "") lines = lines.slice(0, -1);
   let start = -1;
-  for (let i = stop - 1; i >= 0; i--) {
-    // The marker usually stands alone, but when the echoed command line ends
-    // exactly at the pane's edge tmux marks that row wrapped and -J joins the
-    // marker onto it. The echo never holds the whole marker (it is printed in
-    // two pieces), so a line ending with it is the marker line.
-    if (lines[i].trimEnd().endsWith(frame.startMarker)) {
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (lines[i].includes(echoMark)) {
       start = i;
       break;
     }
   }
-  let body = lines.slice(start + 1, stop);
-  if (end >= 0) {
-    if (lastPart !== "") body.push(lastPart);
-  } else {
-    let last = body.length;
-    while (last > 0 && body[last - 1].trim() === "") last--;
-    body = body.slice(0, last);
-  }
-  return { lines: body, startFound: start >= 0, endFound: end >= 0 };
+  return { lines: lines.slice(start + 1), startFound: start >= 0 };
 }
 
-/** Parses the exit status the shell stored; null when unset or not a number. */
-export function parseStatus(value: string): number | null {
-  const trimmed = value.trim();
-  return /^\d{1,3}$/.test(trimmed) ? Number(trimmed) : null;
+/**
+ * The output in the whole history `whole` when the rows the frame copied
+ * (`tail`, all output) hold no echo: from the last echo mark before a place
+ * where `tail` appears whole. Null when it cannot be placed.
+ */
+export function widenOutput(
+  whole: readonly string[],
+  tail: readonly string[],
+  echoMark: string,
+): string[] | null {
+  let echo = -1;
+  for (let i = whole.length - 1; i >= 0; i--) {
+    if (whole[i].includes(echoMark)) {
+      echo = i;
+      break;
+    }
+  }
+  if (echo < 0 || tail.length === 0) return null;
+  for (let k = echo + 1; k + tail.length <= whole.length; k++) {
+    if (tail.every((line, j) => whole[k + j] === line)) {
+      return whole.slice(echo + 1, k + tail.length);
+    }
+  }
+  return null;
 }

@@ -441,13 +441,15 @@ for (const transport of ["control", "process"]) {
       });
       assertStringIncludes(pasted, "is in a mode");
       assertEquals(await fixture.tmux("list-buffers"), "");
-      // run_shell_command marks the pane in the typing's round trip; refused, the mark goes again.
-      const ran = await underHook("set-option", "run_shell_command", {
+      // run_shell_command fills the buffer its line fetches before the guard;
+      // refused, nothing is marked and the buffer goes again.
+      const ran = await underHook("set-buffer", "run_shell_command", {
         paneId: pane,
         command: "echo LEAKED",
       });
       assertStringIncludes(ran, "is in a mode");
       assertEquals(await fixture.tmux("show-options", "-p", "-t", pane), "");
+      assertEquals(await fixture.tmux("list-buffers"), "");
       const next = await session.ok<{ outcome: string }>("run_shell_command", {
         paneId: pane,
         command: "echo fine",

@@ -91,6 +91,9 @@ for (const transport of ["control", "process"] as const) {
         });
         assertEquals(slow.outcome, "timed_out");
         await ok("send_keys", { paneId: b, keys: ["C-c"] });
+        // Collected by its runId, as an agent does: the result it kept goes.
+        const ended = await ok("run_shell_command", { paneId: b, runId: slow.runId });
+        assertEquals(ended.outcome, "completed");
         await ok("send_keys", { paneId: d, keys: ["C-u"] });
         // A signalled channel: the waiter returns signalled.
         const waiting = session.call("wait_for_channel", {
@@ -233,13 +236,13 @@ for (const transport of ["control", "process"] as const) {
       await s.close();
       s = undefined;
       for (const [i, { pane, id }] of runs.entries()) {
-        // The command ends: its frame stores the status, then signals the
+        // The command ends: its frame drops its busy mark, then signals the
         // run's channel, in one command list that tmux runs in one go.
         await fx.tmux("wait-for", "-S", `run-finish-${i}`);
         await eventually(
           async () =>
-            (await fx.tmux("show-options", "-pqv", "-t", pane, `@tmux_mcp_status_${id}`)) !== "",
-          `run ${i} stored its status`,
+            (await fx.tmux("show-options", "-pqv", "-t", pane, "@tmux_mcp_running")) === "",
+          `run ${i} ended`,
         );
         // A waiter the server killed instead of releasing stays registered in
         // tmux 3.3a and swallowed that signal; without one, tmux kept it for

@@ -136,7 +136,7 @@ Deno.test("run_shell_command: a run that outlives its call is waited for again b
       "returned already",
     );
     assertStringIncludes(
-      await session.fails("run_shell_command", { paneId: pane, runId: "0123456789abcdef" }),
+      await session.fails("run_shell_command", { paneId: pane, runId: "0a1b2c" }),
       "no run with this id",
     );
     assertStringIncludes(await session.fails("run_shell_command", { paneId: pane }), "runId");

@@ -3,29 +3,34 @@
 import { z } from "zod";
 import { budgetLines, type Content, contentText } from "../mcp/budget.ts";
 import { ToolError } from "../mcp/errors.ts";
-import { checkInputTargetWith, sendInput } from "../mcp/input.ts";
+import { checkInputTargetWith, NotAtPrompt, sendInput } from "../mcp/input.ts";
 import { type KeptRun, KeptRuns } from "../mcp/kept_runs.ts";
-import { budget, splitCapture } from "../mcp/panes.ts";
+import { budget, splitCapture, trimTrailingBlank } from "../mcp/panes.ts";
 import { withProgress } from "../mcp/progress_ticker.ts";
 import { promptBack } from "../mcp/prompt_back.ts";
 import { defineTool, type ToolContext } from "../mcp/registry.ts";
 import { content, maxLines, paneId, timeoutSeconds } from "../mcp/schemas.ts";
 import {
+  AWAIT_OPTION_PREFIX,
+  AWAIT_ROWS,
+  AWAIT_STATUS,
+  BODY_BUFFER_PREFIX,
   buildFrame,
-  COMMAND_OPTION_PREFIX,
   type Frame,
-  type FramedOutput,
-  isPosixShell,
+  newRunId,
+  OUTPUT_BUFFER_PREFIX,
   parseFramedOutput,
+  parseFrameStatus,
   parseRunningMark,
-  parseStatus,
   programName,
   RUNNING_OPTION,
   type RunningMark,
   runningMark,
+  shellKind,
   STATUS_OPTION_PREFIX,
-  TYPED_PATH_OPTION,
+  widenOutput,
 } from "../mcp/shell_frame.ts";
+import { readBuffer } from "../tmux/buffer_read.ts";
 import { chunkText } from "../tmux/chunks.ts";
 import { TmuxError } from "../tmux/errors.ts";
 import { paneTarget } from "../tmux/targets.ts";
@@ -35,13 +40,11 @@ import { waitForChannel } from "../tmux/wait_for.ts";
 
 const OUTCOMES = ["completed", "timed_out", "pane_exited", "cancelled"] as const;
 /** A run's id, as {@link buildFrame} makes it. */
-const RUN_ID = /^[0-9a-f]{16}$/;
+const RUN_ID = /^[0-9a-z]{6}$/;
 type Outcome = typeof OUTCOMES[number];
 
 /** How often the wait checks that the pane still exists. */
 const PANE_CHECK_MS = 500;
-/** How long a finished run may take to show its end marker (the pane's output is read asynchronously). */
-const SETTLE_MS = 2_000;
 
 /** A call running a command in a pane: its request's signal, and when it has ended. */
 interface ActiveRun {
@@ -59,10 +62,10 @@ export const runShellCommand = defineTool({
   name: "run_shell_command",
   title: "Run shell command",
   description:
-    "Runs a command line in a pane's POSIX shell and returns its exit status and output. " +
-    "Runs in a subshell (cd, export do not stay). On timeout it keeps running: call again " +
-    "with its runId instead of command to keep waiting, or send_keys C-c. " +
-    "For interactive programs use send_keys.",
+    "Runs a command line in a pane's shell (sh, bash, zsh, dash, fish) and returns its exit status " +
+    "and output. Runs in a subshell (cd, export do not stay). Typed only while the shell waits at " +
+    "its prompt. On timeout it keeps running: call again with its runId instead of command to keep " +
+    "waiting, or send_keys C-c. For interactive programs use send_keys.",
   capability: {
     toolset: "execute",
     processReach: "pane-command",
@@ -146,9 +149,14 @@ export const runShellCommand = defineTool({
     ),
 });
 
-/** How long a foreground program may take to give a new pane back to its shell. */
-const SHELL_GRACE_MS = 2_000;
-const SHELL_POLL_MS = 100;
+/**
+ * How long the shell may take to be waiting at its prompt (a new pane's
+ * start-up files, an earlier run that is ending, a prompt hook) before the
+ * run is refused.
+ */
+const PROMPT_GRACE_MS = 3_000;
+/** The longest pause between looks; the first are short (a shell that just ran a command is back in ms). */
+const PROMPT_POLL_MS = 50;
 
 /** What a call waiting for a run was asked. */
 interface WaitArgs {
@@ -166,85 +174,162 @@ async function run(args: RunArgs & { command: string }, ctx: ToolContext) {
   if (args.command.includes("\0")) {
     throw new ToolError("the command contains a NUL character", "Remove it and try again.");
   }
+  const started = performance.now();
+  const [frame, owner] = await typeWhenAtPrompt(ctx, args, newRunId());
+  const typed = { id: frame.id, label: ctx.tmux.label, paneId: args.paneId, owner, frame };
+  return await waitAndCollect(ctx, { ...typed, startedAt: started }, args);
+}
+
+/**
+ * Types the run's line once the pane's shell waits at its prompt, looking
+ * again for a moment while it does not (a new pane's start-up files, an
+ * earlier run that is ending, a prompt hook); resolves with the frame typed.
+ */
+async function typeWhenAtPrompt(
+  ctx: ToolContext,
+  args: RunArgs & { command: string },
+  id: string,
+): Promise<[Frame, string]> {
   const target = paneTarget(args.paneId);
-  // The pane's options (marks of earlier runs) come in the same round trip.
-  const readOptions = ["show-options", "-p", "-t", target];
-  let [pane, [options]] = await checkInputTargetWith(ctx, args.paneId, [readOptions]);
-  // A new pane's shell runs its start-up files first (a login shell's
-  // `mesg n`, for one), so a program in the foreground may be about to hand
-  // the pane back: look again for a moment before refusing.
-  for (
-    let waited = 0;
-    !isPosixShell(pane.currentCommand) && waited < SHELL_GRACE_MS && !ctx.signal.aborted;
-    waited += SHELL_POLL_MS
-  ) {
-    await new Promise((resolve) => setTimeout(resolve, SHELL_POLL_MS));
-    [pane, [options]] = await checkInputTargetWith(ctx, args.paneId, [readOptions]);
-  }
-  if (!isPosixShell(pane.currentCommand)) {
-    const name = pane.currentCommand ? programName(pane.currentCommand) : "an unknown program";
-    throw new ToolError(
-      `pane ${args.paneId} runs ${name} in the foreground, not a POSIX shell (sh, bash, zsh, dash, ksh), ` +
-        "so a typed command line would go to that program",
-      "Talk to that program with send_keys, or run the command in a pane with a shell " +
-        "(split_window or create_window make one).",
-    );
-  }
-  const owner = String(pane.pid ?? "");
-  const cleanup = await previousRun(ctx, args.paneId, owner, options);
-  const frame = buildFrame({
-    paneId: args.paneId,
-    tmuxBinary: ctx.tmux.binary,
-    socketPath: await ctx.tmux.socketPath(),
-    suppressHistory: args.suppressHistory ?? true,
-    owner,
-  }, args.command);
-  const stored: string[][] = [];
-  if (frame.commandOption !== null) {
-    const [first, ...rest] = chunkText(args.command);
-    stored.push(["set-option", "-p", "-t", target, "--", frame.commandOption, first]);
-    for (const chunk of rest) {
-      stored.push(["set-option", "-pa", "-t", target, "--", frame.commandOption, chunk]);
+  const socketPath = await ctx.tmux.socketPath();
+  const deadline = performance.now() + PROMPT_GRACE_MS;
+  let pause = 2;
+  for (;;) {
+    const [pane, [options]] = await checkInputTargetWith(ctx, args.paneId, [
+      ["show-options", "-p", "-t", target],
+    ]);
+    const kind = shellKind(pane.currentCommand);
+    const owner = String(pane.pid ?? "");
+    const earlier = earlierRun(options, owner);
+    try {
+      if (kind === null) throw notAShell(args.paneId, pane.currentCommand);
+      const frame = buildFrame(
+        {
+          paneId: args.paneId,
+          tmuxBinary: ctx.tmux.binary,
+          socketPath,
+          suppressHistory: args.suppressHistory ?? true,
+          owner,
+          kind,
+        },
+        args.command,
+        id,
+      );
+      await typeLine(ctx, args.paneId, frame, { owner, command: pane.currentCommand ?? "" });
+      await settleEarlier(ctx, args.paneId, owner, frame.id, earlier);
+      return [frame, owner];
+    } catch (error) {
+      const retry = error instanceof NotAtPrompt || (kind === null && error instanceof ToolError);
+      if (!retry || performance.now() >= deadline || ctx.signal.aborted) {
+        if (error instanceof NotAtPrompt && earlier) {
+          throw busy(
+            args.paneId,
+            "the command of an earlier run_shell_command (which timed out or was cancelled) is still running",
+            kept.has(earlier.id) ? earlier.id : undefined,
+          );
+        }
+        throw error;
+      }
+      pause = Math.min(pause * 2, PROMPT_POLL_MS);
+      await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
-  const started = performance.now();
-  // Checked again by tmux right before the line is typed: the pane may have
-  // died or entered a mode since the first look. Refused, the marks go again.
+}
+
+function notAShell(paneId: string, currentCommand: string | null): ToolError {
+  const name = currentCommand ? programName(currentCommand) : "an unknown program";
+  return new ToolError(
+    `pane ${paneId} runs ${name} in the foreground, not a shell (sh, bash, zsh, dash, ksh, fish), ` +
+      "so a typed command line would go to that program",
+    "Talk to that program with send_keys, or run the command in a pane with a shell " +
+      "(split_window or create_window make one).",
+  );
+}
+
+/** Types the frame's line, guarded by tmux: only while the pane's shell waits at its prompt. */
+async function typeLine(
+  ctx: ToolContext,
+  paneId: string,
+  frame: Frame,
+  { owner, command }: { owner: string; command: string },
+): Promise<void> {
+  const target = paneTarget(paneId);
+  const [first, ...rest] = chunkText(frame.body);
   // alone: synchronize-panes would type the line into the window's other
   // panes, run it there too, and let their frames report to this run.
-  await sendInput(ctx, args.paneId, {
+  await sendInput(ctx, paneId, {
     alone: true,
+    atPrompt: { command },
     setup: [
-      ...cleanup,
-      ...stored,
-      [
-        "set-option",
-        "-p",
-        "-t",
-        target,
-        RUNNING_OPTION,
-        runningMark({ id: frame.id, owner, started: false }),
-      ],
-      // -F: tmux stores the path as it is now.
-      ["set-option", "-pF", "-t", target, TYPED_PATH_OPTION, "#{pane_path}"],
+      ["set-buffer", "-b", frame.bodyBuffer, "--", first],
+      ...rest.map((chunk) => ["set-buffer", "-a", "-b", frame.bodyBuffer, "--", chunk]),
     ],
+    // The marks change only with the line typed: a refusal leaves an
+    // earlier run's mark for the busy message of the next look.
     input: [
+      ["set-option", "-p", "-t", target, RUNNING_OPTION, runningMark({ id: frame.id, owner })],
+      ["set-option", "-p", "-t", target, frame.awaitOption, AWAIT_ROWS],
       // C-u first: text left on the prompt would otherwise be glued to the line.
       ["send-keys", "-t", target, "C-u"],
       ["send-keys", "-t", target, "-l", "--", frame.line],
       ["send-keys", "-t", target, "Enter"],
     ],
-    refused: [
-      ["set-option", "-pu", "-t", target, RUNNING_OPTION],
-      ["set-option", "-pu", "-t", target, TYPED_PATH_OPTION],
-      ...(frame.commandOption === null
-        ? []
-        : [["set-option", "-pu", "-t", target, frame.commandOption]]),
-    ],
+    refused: [["delete-buffer", "-b", frame.bodyBuffer]],
   });
+}
 
-  const typed = { id: frame.id, label: ctx.tmux.label, paneId: args.paneId, owner, frame };
-  return await waitAndCollect(ctx, { ...typed, startedAt: started }, args);
+/** The mark of an earlier run of the pane's current shell, if any (`listing` is `show-options -p`). */
+function earlierRun(listing: string, owner: string): RunningMark | null {
+  const running = listing.split("\n").find((line) => line.startsWith(`${RUNNING_OPTION} `));
+  const mark = running ? parseRunningMark(running.slice(RUNNING_OPTION.length + 1)) : null;
+  // A respawned pane has a new shell: the mark belongs to the old one.
+  return mark && mark.owner === owner ? mark : null;
+}
+
+/**
+ * Commands that drop what earlier runs left behind: their status options,
+ * and the buffers of the run the pane's mark names. They run only with a
+ * line typed while the shell waits at its prompt, so no earlier run is
+ * still going (one that never began, inside an unclosed quote, never will).
+ */
+function leftovers(
+  paneId: string,
+  listing: string,
+  earlier: RunningMark | null,
+  current: string,
+): string[][] {
+  const unset = (name: string) => ["set-option", "-pu", "-t", paneTarget(paneId), name];
+  const names = listing.split("\n").map((line) => line.split(" ", 1)[0]);
+  const stale = names.filter((name) =>
+    (name.startsWith(STATUS_OPTION_PREFIX) || name.startsWith(AWAIT_OPTION_PREFIX)) &&
+    !name.endsWith(`_${current}`)
+  );
+  if (!earlier) return stale.map(unset);
+  // Setting a buffer first makes deleting it succeed whether or not it was there.
+  const drop = (name: string) => [["set-buffer", "-b", name, "x"], ["delete-buffer", "-b", name]];
+  return [
+    ...[...new Set([...stale, `${STATUS_OPTION_PREFIX}${earlier.id}`])].map(unset),
+    ...drop(`${BODY_BUFFER_PREFIX}${earlier.id}`),
+    ...drop(`${OUTPUT_BUFFER_PREFIX}${earlier.id}`),
+  ];
+}
+
+/**
+ * Once a line is typed, no earlier run of the pane is still going (the
+ * shell was at its prompt): reads the results of kept runs that ended,
+ * then drops what earlier runs left behind (run `current` is the new one).
+ */
+async function settleEarlier(
+  ctx: ToolContext,
+  paneId: string,
+  owner: string,
+  current: string,
+  earlier: RunningMark | null,
+): Promise<void> {
+  const [listing] = await ctx.tmux.run([["show-options", "-p", "-t", paneTarget(paneId)]]);
+  await settleKept(ctx, paneId, owner, listing.split("\n").map((line) => line.split(" ", 1)[0]));
+  const cleanup = leftovers(paneId, listing, earlier, current);
+  if (cleanup.length > 0) await ctx.tmux.run(cleanup);
 }
 
 /**
@@ -260,7 +345,7 @@ async function waitAndCollect(ctx: ToolContext, run: KeptRun<Frame>, args: WaitA
     `running in ${run.paneId}`,
     since(performance.now()),
     effective,
-    () => waitForRun(ctx, run.paneId, run.frame, effective * 1000),
+    () => waitForRun(ctx, run.paneId, run.frame.channel, effective * 1000),
   );
   const elapsedSeconds = since(performance.now());
   const result = await collect(ctx, run.paneId, run.frame, outcome);
@@ -269,7 +354,7 @@ async function waitAndCollect(ctx: ToolContext, run: KeptRun<Frame>, args: WaitA
   const stillRunning = result.outcome === "timed_out" || result.outcome === "cancelled";
   if (stillRunning) kept.keep(run);
   else kept.forget(run.id, "its result was returned already");
-  const output = budget(ctx, result.framed.lines, args.maxLines);
+  const output = budget(ctx, result.lines, args.maxLines);
   if (result.outputIncomplete) output.truncated = true;
   return {
     paneId: run.paneId,
@@ -297,6 +382,10 @@ async function resume(args: WaitArgs, runId: string, ctx: ToolContext) {
   const ended = run.ended ?? (await sameShell(ctx, run) ? undefined : null);
   if (ended === undefined) {
     try {
+      // A call waits again: the frame copies its rows at the end.
+      await ctx.tmux.run([
+        ["set-option", "-p", "-t", paneTarget(run.paneId), run.frame.awaitOption, AWAIT_ROWS],
+      ]);
       return await waitAndCollect(ctx, run, args);
     } catch (error) {
       // Not waited for to the end (the server went, a read failed): a later call may.
@@ -345,82 +434,6 @@ function rebudget(ctx: ToolContext, output: Content | undefined, maxLines?: numb
   return fitted;
 }
 
-/** How long the check of an earlier run waits for it to end, or to begin. */
-const EARLIER_RUN_GRACE_MS = 2_000;
-
-/**
- * Refuses a pane whose earlier run is still going (it timed out and was left
- * running), and returns commands that drop what earlier runs left behind:
- * that of a run that ended, and the mark of a run whose line the shell
- * never ran (it waited for a closing quote, its editor was in vi command
- * mode, and C-c threw the line away), which would otherwise never end.
- * `listing` is the pane's `show-options -p`; `owner` the pid of its shell.
- */
-async function previousRun(
-  ctx: ToolContext,
-  paneId: string,
-  owner: string,
-  listing: string,
-): Promise<string[][]> {
-  const names = listing.split("\n").map((line) => line.split(" ", 1)[0]);
-  const running = listing.split("\n").find((line) => line.startsWith(`${RUNNING_OPTION} `));
-  const mark = running ? parseRunningMark(running.slice(RUNNING_OPTION.length + 1)) : null;
-  // A respawned pane has a new shell: the mark belongs to the old one.
-  if (mark && mark.owner === owner) {
-    // The earlier run signals its channel when it ends; its own wait was
-    // released, so tmux remembers a signal nobody waited for and this
-    // returns at once when the run has just ended.
-    const state = await waitForChannel(ctx.tmux, `tmux-mcp-run-${mark.id}`, {
-      timeoutMs: EARLIER_RUN_GRACE_MS,
-      signal: ctx.signal,
-      release: true,
-    });
-    // Not ended: only a frame that began can be running a command. The
-    // grace above let a shell that was slow to read the line begin it.
-    if (state === "timeout" && (mark.started || await hasStarted(ctx, paneId, mark))) {
-      throw busy(
-        paneId,
-        "the command of an earlier run_shell_command (which timed out or was cancelled) is still running",
-        kept.has(mark.id) ? mark.id : undefined,
-      );
-    }
-    if (state === "signalled") names.push(`${STATUS_OPTION_PREFIX}${mark.id}`);
-  }
-  await settleKept(ctx, paneId, owner, names);
-  const stale = names.filter((name) =>
-    name === RUNNING_OPTION || name === TYPED_PATH_OPTION ||
-    name.startsWith(STATUS_OPTION_PREFIX) ||
-    name.startsWith(COMMAND_OPTION_PREFIX)
-  );
-  // The marked run may have ended after `listing` was read (in the grace
-  // above): its status is not listed yet, and no call will read it (its own
-  // timed out or was cancelled). Unsetting an option that is not set is no
-  // error, and this is the last call that knows the run's id.
-  if (mark && !stale.includes(`${STATUS_OPTION_PREFIX}${mark.id}`)) {
-    stale.push(`${STATUS_OPTION_PREFIX}${mark.id}`);
-  }
-  return stale.map((name) => ["set-option", "-pu", "-t", paneTarget(paneId), name]);
-}
-
-/**
- * True when the run of `mark` began, read again now: its mark says so (a
- * long command's frame), or the pane's path is no longer what it was when
- * the line was typed (a short command's frame sets it, and a command that
- * reports its directory may set it again; a line never run changes nothing).
- */
-async function hasStarted(ctx: ToolContext, paneId: string, mark: RunningMark): Promise<boolean> {
-  const read = await ctx.tmux.one([
-    "display-message",
-    "-p",
-    "-t",
-    paneTarget(paneId),
-    `#{pane_path}\n#{${TYPED_PATH_OPTION}}\n#{${RUNNING_OPTION}}`,
-  ]);
-  const [path, typedPath = "", value = ""] = read.split("\n");
-  const now = parseRunningMark(value);
-  return path !== typedPath || (now !== null && now.id === mark.id && now.started);
-}
-
 function busy(paneId: string, why: string, runId?: string): ToolError {
   const wait = runId
     ? `Wait for it with run_shell_command paneId ${paneId} runId ${runId}`
@@ -452,10 +465,11 @@ async function settleKept(
       kept.forget(run.id, "the shell never ran its line (a later run took the pane)");
     } else {
       try {
-        const result = await collect(ctx, paneId, run.frame, "completed");
+        // Other lines follow its output on the screen by now: rows or nothing.
+        const result = await collect(ctx, paneId, run.frame, "completed", false);
         run.ended = {
           exitStatus: result.exitStatus ?? 0,
-          output: budget(ctx, result.framed.lines),
+          output: budget(ctx, result.lines),
           outputIncomplete: result.outputIncomplete,
           elapsedSeconds: Math.round(performance.now() - run.startedAt) / 1000,
         };
@@ -471,7 +485,7 @@ async function settleKept(
 async function waitForRun(
   ctx: ToolContext,
   paneId: string,
-  frame: Frame,
+  channel: string,
   timeoutMs: number,
 ): Promise<Outcome> {
   const paneGone = new AbortController();
@@ -494,11 +508,11 @@ async function waitForRun(
   };
   timer = setTimeout(check, PANE_CHECK_MS);
   try {
-    const state = await waitForChannel(ctx.tmux, frame.channel, {
+    const state = await waitForChannel(ctx.tmux, channel, {
       timeoutMs,
       signal: AbortSignal.any([ctx.signal, paneGone.signal]),
       // The channel is this run's alone. A killed waiter would stay in tmux
-      // and swallow the shell's later signal, which the next run waits for.
+      // and swallow the shell's later signal.
       release: true,
     });
     return state === "signalled" ? "completed" : "timed_out";
@@ -521,8 +535,13 @@ async function paneAlive(ctx: ToolContext, paneId: string): Promise<boolean> {
 interface Collected {
   outcome: Outcome;
   exitStatus: number | null;
-  framed: FramedOutput;
+  lines: string[];
   outputIncomplete: boolean;
+}
+
+/** Splits a buffer of captured rows (each ends with a newline) into lines. */
+function bufferLines(data: string): string[] {
+  return splitCapture(data.endsWith("\n") ? data.slice(0, -1) : data);
 }
 
 /** Reads the status and output of a run that ended its wait with `outcome`. */
@@ -531,84 +550,117 @@ async function collect(
   paneId: string,
   frame: Frame,
   outcome: Outcome,
+  fromScreen = true,
 ): Promise<Collected> {
-  const none: FramedOutput = { lines: [], startFound: false, endFound: false };
+  const none = { exitStatus: null, lines: [], outputIncomplete: false };
   if (outcome === "cancelled") {
-    return { outcome, exitStatus: null, framed: none, outputIncomplete: false };
+    // Kept for a later call: the frame stores its status, not its rows.
+    await ctx.tmux.run([keepStatus(paneTarget(paneId), frame)]).catch(() => {});
+    return { outcome, ...none };
   }
   const target = paneTarget(paneId);
   let status: string;
-  let captured: string;
+  let rows: string | null;
+  let screen: string;
   try {
-    [status, captured] = await ctx.tmux.run([
-      ["show-options", "-pqv", "-t", target, frame.statusOption],
-      captureCommand(target, false),
-      // A run still going sets its status later; the next run drops it then.
-      ["set-option", "-pu", "-t", target, frame.statusOption],
-    ]);
+    [status, rows, screen] = await readEnd(ctx, target, frame, outcome === "timed_out", fromScreen);
   } catch (error) {
-    if (outcome === "pane_exited" && error instanceof TmuxError && error.kind === "no_target") {
-      return { outcome, exitStatus: null, framed: none, outputIncomplete: false };
-    }
+    if (outcome === "pane_exited" && error instanceof TmuxError) return { outcome, ...none };
     throw error;
   }
-  const exitStatus = parseStatus(status);
-  let framed: FramedOutput;
-  try {
-    framed = await widen(ctx, target, frame, parseFramedOutput(splitCapture(captured), frame));
-  } catch (error) {
-    // A pane that exited may be gone by the second read.
-    if (outcome !== "pane_exited" || !(error instanceof TmuxError)) throw error;
-    framed = none;
-  }
-  if (outcome === "pane_exited" || (outcome === "timed_out" && exitStatus === null)) {
-    // Unfinished: only what follows the start marker is this run's output.
-    return {
-      outcome,
-      exitStatus: null,
-      framed: framed.startFound ? framed : none,
-      outputIncomplete: false,
-    };
-  }
-  if (exitStatus === null) {
+  const stored = parseFrameStatus(status);
+  if (stored.refused) {
     throw new ToolError(
-      "the shell signalled the end of the command without storing its exit status",
-      "Something else may have signalled the channel or removed the pane option; run the command again.",
+      `the line typed into pane ${paneId} was read by a program other than its shell, ` +
+        "so nothing ran",
+      "Look at the pane (snapshot_pane); talk to that program with send_keys, or use another pane.",
     );
   }
-  const settleBy = performance.now() + SETTLE_MS;
-  // tmux reads the pane's output and the shell's signal on separate paths;
-  // the last output can arrive a moment after the signal.
-  while (!framed.endFound && performance.now() < settleBy) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    const again = await ctx.tmux.one(captureCommand(target, false));
-    framed = await widen(ctx, target, frame, parseFramedOutput(splitCapture(again), frame));
+  if (outcome !== "completed" || stored.exitStatus === null) {
+    if (outcome === "completed") {
+      throw new ToolError(
+        "the shell signalled the end of the command without storing its exit status",
+        "Something else may have signalled the channel or removed the pane option; run the command again.",
+      );
+    }
+    // Unfinished: what follows the echo is this run's output so far.
+    const sofar = parseFramedOutput(bufferLines(screen), { x: 1, y: 0, height: 1 }, frame.echoMark);
+    return { outcome, ...none, lines: sofar.startFound ? trimTrailingBlank(sofar.lines) : [] };
   }
-  if (!framed.endFound) {
-    // The command left the screen in a state (alternate screen, reset) that
-    // hides its end: the status stands, the output is lost.
-    return { outcome: "completed", exitStatus, framed: none, outputIncomplete: true };
+  if (stored.end === null || rows === null) {
+    // The frame could not tell when tmux had read its output (or was killed):
+    // the status stands, the output is what the screen shows after the echo.
+    const after = parseFramedOutput(bufferLines(screen), { x: 1, y: 0, height: 1 }, frame.echoMark);
+    return {
+      outcome,
+      exitStatus: stored.exitStatus,
+      lines: after.startFound ? trimTrailingBlank(after.lines) : [],
+      outputIncomplete: true,
+    };
   }
-  return { outcome: "completed", exitStatus, framed, outputIncomplete: !framed.startFound };
+  const framed = parseFramedOutput(bufferLines(rows), stored.end, frame.echoMark);
+  if (framed.startFound) {
+    return { outcome, exitStatus: stored.exitStatus, lines: framed.lines, outputIncomplete: false };
+  }
+  const whole = await ctx.tmux.one(["capture-pane", "-p", "-J", "-S", "-", "-t", target], {
+    timeoutMs: HISTORY_READ_TIMEOUT_MS,
+  });
+  const widened = widenOutput(splitCapture(whole), framed.lines, frame.echoMark);
+  return {
+    outcome,
+    exitStatus: stored.exitStatus,
+    lines: widened ?? framed.lines,
+    outputIncomplete: widened === null,
+  };
 }
 
-/** Lines read first: most output is near the end, and a long history is costly to read whole. */
-const TAIL_LINES = 1000;
+/** Rows of history read when the frame copied none (it did not end, or could not tell). */
+const SCREEN_ROWS = 1000;
 
-function captureCommand(target: string, whole: boolean): string[] {
-  return ["capture-pane", "-p", "-J", "-S", whole ? "-" : `-${TAIL_LINES}`, "-t", target];
+/** Commands that stop the frame from copying its rows, and drop rows it copied. */
+function dropRows(target: string, frame: Frame): string[][] {
+  return [
+    ["set-option", "-pu", "-t", target, frame.awaitOption],
+    // Set first, so that deleting succeeds whether or not the frame copied them.
+    ["set-buffer", "-b", frame.outputBuffer, "x"],
+    ["delete-buffer", "-b", frame.outputBuffer],
+  ];
 }
 
-/** Reads the whole history when the start marker is not among the last lines read. */
-async function widen(
+/**
+ * Reads the run's status option, the rows its frame copied (null when it
+ * copied none) and, unless those are there, the screen; then drops the
+ * option and the buffer (a run still going sets them later, and the next
+ * run drops them then).
+ */
+async function readEnd(
   ctx: ToolContext,
   target: string,
   frame: Frame,
-  framed: FramedOutput,
-): Promise<FramedOutput> {
-  if (framed.startFound) return framed;
-  const whole = await ctx.tmux.one(captureCommand(target, true), {
-    timeoutMs: HISTORY_READ_TIMEOUT_MS,
-  });
-  return parseFramedOutput(splitCapture(whole), frame);
+  keep: boolean,
+  fromScreen: boolean,
+): Promise<[string, string | null, string]> {
+  const [status] = await ctx.tmux.run([
+    ["show-options", "-pqv", "-t", target, frame.statusOption],
+    ["set-option", "-pu", "-t", target, frame.statusOption],
+  ]);
+  // A run kept for a later call stores its result when it ends; else nothing.
+  const after = keep ? [] : dropRows(target, frame);
+  // The frame stores the cursor only in the command that copies the rows.
+  if (parseFrameStatus(status).end !== null) {
+    const rows = await readBuffer(ctx.tmux, frame.outputBuffer).catch(() => null);
+    await ctx.tmux.run(dropRows(target, frame));
+    if (rows !== null) return [status, rows, ""];
+  }
+  const [screen] = await ctx.tmux.run([
+    ["capture-pane", "-p", "-J", "-S", `-${SCREEN_ROWS}`, "-t", target],
+    ...after,
+  ]);
+  if (!fromScreen) return [status, null, ""];
+  return [status, null, screen];
+}
+
+/** The command that has the frame store its status only (for a later call), not its rows. */
+function keepStatus(target: string, frame: Frame): string[] {
+  return ["set-option", "-p", "-t", target, frame.awaitOption, AWAIT_STATUS];
 }
