@@ -62,10 +62,9 @@ export const runShellCommand = defineTool({
   name: "run_shell_command",
   title: "Run shell command",
   description:
-    "Runs a command line in a pane's shell (sh, bash, zsh, dash, fish) and returns its exit status " +
-    "and output. Runs in a subshell (cd, export do not stay). Typed only while the shell waits at " +
-    "its prompt. On timeout it keeps running: call again with its runId instead of command to keep " +
-    "waiting, or send_keys C-c. For interactive programs use send_keys.",
+    "Runs a command in a pane's shell (sh, bash, zsh, dash, fish); returns exit status and output. " +
+    "Subshell: cd, export do not stay. On timeout it keeps running: call again with its runId " +
+    "instead of command, or send_keys C-c. Interactive programs: send_keys.",
   capability: {
     toolset: "execute",
     processReach: "pane-command",
