@@ -321,6 +321,8 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
         signal,
         wraps: true,
       }));
+      // compareReading may read again: a respawn in between is an exit too.
+      if (next.state.pid !== mark.pid) return finish("pane_exited");
       if (delta.kind === "need-history") return undefined;
       snap = next;
       mark = markOf(next);
