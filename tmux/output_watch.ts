@@ -143,7 +143,9 @@ class SessionFeed {
       this.#inBlock = true;
       return;
     }
-    const output = /^%(?:extended-)?output (%\d+) /.exec(head);
+    // `%continue`: output printed while a respawn had the pane paused was
+    // dropped (see pauseOutput), so its watchers re-read.
+    const output = /^%(?:(?:extended-)?output|continue) (%\d+)/.exec(head);
     if (output) {
       for (const sub of this.subscribers) if (sub.paneId === output[1]) wake(sub);
       return;
@@ -208,16 +210,24 @@ function feedFor(tmux: Tmux, sessionId: string): Promise<SessionFeed | undefined
 }
 
 async function startFeed(tmux: Tmux, sessionId: string): Promise<SessionFeed | undefined> {
+  while ((holds.get(tmux) ?? 0) > 0) await new Promise<void>((resolve) => unholds.add(resolve));
   let child: Deno.ChildProcess | undefined;
+  const spawn = spawnControlClient(tmux.binary, socketArgs(tmux.socket), sessionId, {
+    flags: ["ignore-size", "read-only"],
+    readOnly: true,
+  });
+  const set = spawning.get(tmux) ?? new Set<Promise<unknown>>();
+  spawning.set(tmux, set);
+  const settled = spawn.catch(() => {});
+  set.add(settled);
   try {
-    child = await spawnControlClient(tmux.binary, socketArgs(tmux.socket), sessionId, {
-      flags: ["ignore-size", "read-only"],
-      readOnly: true,
-    });
+    child = await spawn;
   } catch {
     // tmux missing or not permitted: the caller polls instead, and reads
     // through the transport report the real problem.
     return undefined;
+  } finally {
+    set.delete(settled);
   }
   if (!child) return undefined;
   const bySession = feeds.get(tmux) ?? new Map<string, SessionFeed>();
@@ -229,6 +239,69 @@ async function startFeed(tmux: Tmux, sessionId: string): Promise<SessionFeed | u
   void feed.done.then(() => everyFeed.delete(feed));
   bySession.set(sessionId, feed);
   return feed;
+}
+
+/** Per server: callers keeping new watch clients from attaching (see {@link pauseOutput}). */
+const holds = new WeakMap<Tmux, number>();
+/** Feed starts waiting for the holds to end. */
+const unholds = new Set<() => void>();
+/** Per server: spawns of watch clients under way (past the hold). */
+const spawning = new WeakMap<Tmux, Set<Promise<unknown>>>();
+
+/**
+ * Pauses `paneId`'s output to every watch client of `tmux` (tmux drops what
+ * they had queued of it) and keeps new ones from attaching, until the
+ * returned function resumes them; `%continue` then wakes the pane's watchers.
+ * For respawn-pane: see tmux/respawn_safety.ts.
+ */
+export async function pauseOutput(tmux: Tmux, paneId: string): Promise<() => Promise<void>> {
+  holds.set(tmux, (holds.get(tmux) ?? 0) + 1);
+  const clients = await attachedClients(tmux);
+  const each = (verb: string) =>
+    Promise.all(clients.map((name) =>
+      // A client that left meanwhile has nothing queued.
+      tmux.run([["refresh-client", "-t", name, "-A", `${paneId}:${verb}`]]).catch(() => {})
+    ));
+  await each("pause");
+  let resumed = false;
+  return async () => {
+    if (resumed) return;
+    resumed = true;
+    try {
+      await each("continue");
+    } finally {
+      release(tmux);
+    }
+  };
+}
+
+function release(tmux: Tmux): void {
+  const count = (holds.get(tmux) ?? 1) - 1;
+  holds.set(tmux, count);
+  if (count > 0) return;
+  for (const wake of unholds) wake();
+  unholds.clear();
+}
+
+/** Names of the watch clients of `tmux`, once those being spawned or attaching have attached. */
+async function attachedClients(tmux: Tmux): Promise<string[]> {
+  await Promise.all(spawning.get(tmux) ?? []);
+  const running = [...(feeds.get(tmux)?.values() ?? [])];
+  // tmux 3.3a crashes writing to a half-attached control client (see control_client.ts).
+  const ready = await Promise.all(running.map((feed) => readyWithin(feed, ATTACH_TIMEOUT_MS)));
+  // tmux names a client without a terminal after its process id.
+  return running.filter((feed, i) => ready[i] && !feed.ended).map((f) => `client-${f.child.pid}`);
+}
+
+/** Resolves with `feed.ready`, or false after `ms`. */
+async function readyWithin(feed: SessionFeed, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const ok = await Promise.race([
+    feed.ready,
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
+  ]);
+  clearTimeout(timer);
+  return ok;
 }
 
 async function attachedFeed(

@@ -74,3 +74,14 @@ export function refusesTitlesWithoutWidth(version: string): boolean {
 export function keepTrailingSpacesFlags(version: string | undefined): string[] {
   return version && !atLeast(version, 3, 4) ? ["-N"] : ["-N", "-T"];
 }
+
+/**
+ * Up to 3.7c (fixed for 3.8, tmux issue 5498) respawn-pane gives the pane a
+ * new, empty output buffer but keeps the old offsets into it: a control
+ * client still holding unsent output of the pane makes tmux parse past the
+ * buffer (SIGSEGV; 3.3a and 3.5a measured). An unknown version counts as
+ * affected: the workaround costs two round trips per watch client.
+ */
+export function respawnKeepsOutputOffsets(version: string | undefined): boolean {
+  return version === undefined || !atLeast(version, 3, 8);
+}

@@ -14,6 +14,7 @@ import {
   startDirectoryConfirmed,
   withoutValues,
 } from "../mcp/workspace.ts";
+import { respawnSafely } from "../tmux/respawn_safety.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { noSuch } from "../tmux/errors.ts";
 import { getPane, listPanesCommand, parsePanes } from "../tmux/views.ts";
@@ -55,7 +56,12 @@ export const respawnPane = defineTool({
     command.push(...directoryArgs(args.startDirectory));
     const [, output] = await withoutValues(
       [args.startDirectory],
-      () => ctx.tmux.run([command, listPanesCommand({ kind: "pane", paneId: args.paneId })]),
+      () =>
+        respawnSafely(
+          ctx.tmux,
+          args.paneId,
+          () => ctx.tmux.run([command, listPanesCommand({ kind: "pane", paneId: args.paneId })]),
+        ),
       // tmux says "respawn pane failed: pane … still active" when the pane came back to life meanwhile.
       [[/still active|respawn pane failed/, stillRunning()]],
     );
