@@ -11,7 +11,14 @@ import {
 } from "../mcp/panes.ts";
 import { contentText } from "../mcp/budget.ts";
 import { ToolError } from "../mcp/errors.ts";
-import { defineTool, readsTerminal } from "../mcp/registry.ts";
+import {
+  firstWindow,
+  widerWindow,
+  windowDecides,
+  type WindowNeed,
+  withUnreadRows,
+} from "../mcp/history_window.ts";
+import { defineTool, readsTerminal, type ToolContext } from "../mcp/registry.ts";
 import { content, maxLines, optionalPaneId } from "../mcp/schemas.ts";
 import { formatOf, int, parseRows } from "../tmux/format.ts";
 import { paneTarget } from "../tmux/targets.ts";
@@ -49,9 +56,6 @@ export const capturePane = defineTool({
     const pane = await resolvePane(ctx, args.paneId);
     const command = ["capture-pane", "-p", "-t", paneTarget(pane)];
     if (args.joinWrappedLines) command.push("-J");
-    if (start !== null) command.push("-S", String(start));
-    else if (args.includeHistory) command.push("-S", "-");
-    if (end !== null) command.push("-E", String(end));
     // tmux -J keeps every line's trailing spaces (it never trims a joined
     // line): trim them as a capture without it does, so joining changes only
     // where lines break, and rows of spaces below the output are dropped too.
@@ -59,37 +63,81 @@ export const capturePane = defineTool({
       args.joinWrappedLines
         ? trimTrailingBlank(splitCapture(output).map(trimRow))
         : captureLines(output);
-    // Rows of the history are read whole, however many are kept: a long history takes long.
-    const bound = command.includes("-S") ? { timeoutMs: HISTORY_READ_TIMEOUT_MS } : {};
-    if (start === null && end === null) {
-      const output = await ctx.tmux.one(command, bound);
+    if (start === null && end === null && !args.includeHistory) {
+      const output = await ctx.tmux.one(command);
       return { paneId: pane, content: budget(ctx, lines(output), args.maxLines) };
     }
-    // tmux clamps -S/-E into the pane and swaps them when reversed, so a range
-    // outside the pane would come back as other rows: read what the pane
-    // holds in the same round trip and keep only rows of the range.
-    const [extent, output] = await ctx.tmux.run([
+    const [extent] = await ctx.tmux.run([
       ["display-message", "-p", "-t", paneTarget(pane), formatOf(EXTENT)],
-      command,
-    ], bound);
+    ]);
     const [{ history, height }] = parseRows(EXTENT, extent);
     // An omitted bound is the pane's edge, or the given bound when that lies
     // past the edge: a range wholly outside the pane is empty, not reversed.
-    const bottom = end ?? Math.max(height - 1, start!);
+    const bottom = end ?? Math.max(height - 1, start ?? 0);
     const top = start ?? (args.includeHistory ? Math.min(-history, bottom) : 0);
     if (top > bottom) throw reversed();
+    // tmux clamps -S/-E into the pane and swaps them when reversed, so only
+    // rows the pane holds are asked for.
     const held = Math.max(0, Math.min(bottom, height - 1) - Math.max(top, -history) + 1);
-    return {
-      paneId: pane,
-      content: budget(ctx, held === 0 ? [] : lines(output), args.maxLines),
-      rowsNotHeld: bottom - top + 1 - held,
-    };
+    const window = held === 0 ? { lines: [], unread: 0 } : await readWindow(ctx, command, {
+      bottom: Math.min(bottom, height - 1),
+      held,
+      height,
+      lines,
+      need: {
+        maxLines: args.maxLines ?? ctx.settings.maxLines,
+        maxBytes: ctx.settings.maxBytes,
+        joined: args.joinWrappedLines,
+      },
+    });
+    const content = withUnreadRows(budget(ctx, window.lines, args.maxLines), window.unread);
+    if (start === null && end === null) return { paneId: pane, content };
+    return { paneId: pane, content, rowsNotHeld: bottom - top + 1 - held };
   },
   render: (result) => {
     const missing = result.rowsNotHeld ? `, ${result.rowsNotHeld} rows of the range not held` : "";
     return contentText(`pane ${result.paneId}${missing}`, result.content);
   },
 });
+
+/** How {@link readWindow} reads. */
+interface WindowRead {
+  /** The last row to read (a row the pane holds). */
+  bottom: number;
+  /** Rows the pane holds from the range's top down to `bottom`. */
+  held: number;
+  /** The pane's height. */
+  height: number;
+  /** Lines of a capture's output. */
+  lines: (output: string) => string[];
+  need: WindowNeed;
+}
+
+/**
+ * Lines of the newest rows up to `bottom` that decide the budgeted result,
+ * and how many held rows above them were not read: a long history is read
+ * only as far as the budget reaches (see mcp/history_window.ts).
+ */
+async function readWindow(
+  ctx: ToolContext,
+  command: string[],
+  read: WindowRead,
+): Promise<{ lines: string[]; unread: number }> {
+  let rows = Math.min(read.held, firstWindow(read.need, read.height));
+  while (true) {
+    const from = read.bottom - rows + 1;
+    const output = await ctx.tmux.one(
+      [...command, "-S", String(from), "-E", String(read.bottom)],
+      // A wide window of a long history takes long to read.
+      { timeoutMs: HISTORY_READ_TIMEOUT_MS },
+    );
+    const lines = read.lines(output);
+    if (rows >= read.held || windowDecides(lines, read.need)) {
+      return { lines, unread: read.held - rows };
+    }
+    rows = widerWindow(rows, read.held);
+  }
+}
 
 /** How many rows a pane holds: its history above row 0, its screen from 0 down. */
 const EXTENT = { history: int("history_size"), height: int("pane_height") };

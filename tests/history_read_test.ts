@@ -1,0 +1,133 @@
+/**
+ * capture_pane reads only the rows of a long history that its budget can
+ * return: the window logic alone, then end to end on real tmux through a
+ * wrapper that logs every tmux process the server starts (process
+ * transport), so each test sees which rows were asked for, and compares the
+ * result with what a whole read gives.
+ *
+ * @module
+ */
+
+import { assert, assertEquals } from "./assert.ts";
+import { countingTmux, type Session, startServer, TmuxFixture } from "./harness.ts";
+import { budgetLines } from "../mcp/budget.ts";
+import { firstWindow, widerWindow, windowDecides } from "../mcp/history_window.ts";
+import { captureLines, splitCapture, trimRow, trimTrailingBlank } from "../mcp/panes.ts";
+
+Deno.test("history window: decides once whole lines or bytes cover the budget", () => {
+  const need = { maxLines: 3, maxBytes: 1000, joined: false };
+  assertEquals(firstWindow(need, 30), 33);
+  assertEquals(widerWindow(33, 50), 50);
+  assertEquals(widerWindow(10, 1000), 20);
+  assert(!windowDecides(["a", "b"], need), "two lines of three");
+  assert(windowDecides(["a", "b", "c"], need), "three lines");
+  // With -J the first line may be the tail of a wrapped line: it does not count.
+  assert(!windowDecides(["a", "b", "c"], { ...need, joined: true }), "first line may be partial");
+  assert(windowDecides(["a", "b", "c", "d"], { ...need, joined: true }));
+  // Bytes: two lines of 9 bytes plus newlines fill a budget of 20.
+  assert(windowDecides(["x".repeat(9), "y".repeat(9)], { ...need, maxBytes: 20 }));
+  assert(!windowDecides(["x".repeat(9), "y".repeat(8)], { ...need, maxBytes: 20 }));
+});
+
+/** A fixture whose panes keep 100,000 history rows, and a server counting tmux processes. */
+async function start(): Promise<{ fx: TmuxFixture; s: Session; log: () => Promise<string[]> }> {
+  const fx = await TmuxFixture.start();
+  await fx.tmux("set-option", "-g", "history-limit", "100000");
+  const counter = await countingTmux(fx.dir);
+  const s = await startServer(fx.socketPath, {
+    args: ["--transport", "process", "--tmux", counter.binary],
+    denoFlags: [`--allow-run=${counter.binary}`],
+  });
+  const log = async () => {
+    const lines = (await counter.started()).filter((l) => l.includes("capture-pane"));
+    await counter.reset();
+    return lines;
+  };
+  return { fx, s, log };
+}
+
+/** The -S row of each logged capture-pane. */
+function startRows(logged: string[]): string[] {
+  return logged.map((line) => /capture-pane .* -S (\S+)/.exec(line)?.[1] ?? "(none)");
+}
+
+/** What a whole read gives, budgeted as the tool budgets it. */
+async function wholeRead(fx: TmuxFixture, pane: string, joined: boolean, maxLines: number) {
+  const flags = joined ? ["-J"] : [];
+  const output = await fx.tmux("capture-pane", "-p", ...flags, "-S", "-", "-t", pane);
+  // fx.tmux trims the output's final newline; the tool splits what tmux sent.
+  const lines = joined
+    ? trimTrailingBlank(splitCapture(output).map(trimRow))
+    : captureLines(`${output}\n`);
+  return budgetLines(lines, maxLines, 128_000);
+}
+
+interface Captured {
+  content: { lines: string[]; droppedLines: number; truncated: boolean };
+}
+
+Deno.test("capture_pane reads 10 lines of a 60,000-line history from the rows above the screen only", async () => {
+  const { fx, s, log } = await start();
+  try {
+    const pane = await fx.shellPane();
+    await fx.runInPane(pane, "seq 1 60000");
+    await log();
+    const got = await s.ok<Captured>("capture_pane", {
+      paneId: pane,
+      includeHistory: true,
+      maxLines: 10,
+    });
+    const expected = await wholeRead(fx, pane, false, 10);
+    assertEquals(got.content.lines, expected.lines);
+    assertEquals(got.content.droppedLines, expected.droppedLines);
+    assert(got.content.truncated);
+    const rows = startRows(await log());
+    assertEquals(rows.length, 1, `one read: ${rows}`);
+    assert(Number(rows[0]) >= -10, `read from row ${rows[0]}, not the whole history`);
+  } finally {
+    await s.close();
+    await fx.close();
+  }
+});
+
+Deno.test("capture_pane joins wrapped lines across the window's top and widens past a blank tail", async () => {
+  const { fx, s, log } = await start();
+  try {
+    const pane = await fx.shellPane();
+    // Lines of 250 characters wrap over three rows of the 100-column pane.
+    await fx.runInPane(pane, "seq -f '%0250g' 1 3000");
+    await log();
+    const joined = await s.ok<Captured>("capture_pane", {
+      paneId: pane,
+      includeHistory: true,
+      maxLines: 3,
+      joinWrappedLines: true,
+    });
+    assertEquals(joined.content.lines, (await wholeRead(fx, pane, true, 3)).lines);
+    assert(joined.content.lines.slice(0, 2).every((l) => l.length === 250), "whole lines");
+    assert(Number(startRows(await log())[0]) > -100, "read near the bottom");
+
+    // 45 blank rows below the output fill the 30-row screen and more: the
+    // first window holds none of the lines kept, so it widens.
+    const channel = "blank-tail";
+    const printed = fx.tmux("wait-for", channel);
+    await fx.typeLine(
+      pane,
+      `seq 1 5000; printf '\\n%.0s' $(seq 1 45); tmux -S '${fx.socketPath}' wait-for -S ${channel}; sleep 60`,
+    );
+    await printed;
+    await log();
+    const tail = await s.ok<Captured>("capture_pane", {
+      paneId: pane,
+      includeHistory: true,
+      maxLines: 5,
+    });
+    assertEquals(tail.content.lines, ["4996", "4997", "4998", "4999", "5000"]);
+    const rows = startRows(await log());
+    assert(rows.length >= 2, `the window widened: ${rows}`);
+    assert(rows.every((row) => Number(row) > -200), `windows stay near the bottom: ${rows}`);
+  } finally {
+    await s.close();
+    await fx.close();
+  }
+});
