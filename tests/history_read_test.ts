@@ -12,6 +12,7 @@ import { assert, assertEquals } from "./assert.ts";
 import { countingTmux, type Session, startServer, TmuxFixture } from "./harness.ts";
 import { budgetLines } from "../mcp/budget.ts";
 import { firstWindow, widerWindow, windowDecides } from "../mcp/history_window.ts";
+import { WHOLE_HISTORY_READS, wholeHistoryRead } from "../mcp/history_reads.ts";
 import { captureLines, splitCapture, trimRow, trimTrailingBlank } from "../mcp/panes.ts";
 
 Deno.test("history window: decides once whole lines or bytes cover the budget", () => {
@@ -27,6 +28,33 @@ Deno.test("history window: decides once whole lines or bytes cover the budget", 
   // Bytes: two lines of 9 bytes plus newlines fill a budget of 20.
   assert(windowDecides(["x".repeat(9), "y".repeat(9)], { ...need, maxBytes: 20 }));
   assert(!windowDecides(["x".repeat(9), "y".repeat(8)], { ...need, maxBytes: 20 }));
+});
+
+Deno.test("whole-history reads: at most two run at once, the others wait in order", async () => {
+  let running = 0;
+  let most = 0;
+  const finished: number[] = [];
+  const releases: (() => void)[] = [];
+  const reads = [0, 1, 2, 3, 4].map((i) =>
+    wholeHistoryRead(async () => {
+      running++;
+      most = Math.max(most, running);
+      await new Promise<void>((resolve) => releases.push(resolve));
+      running--;
+      finished.push(i);
+    })
+  );
+  // Release whoever holds a slot, one at a time, until all five ran.
+  while (finished.length < 5) {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    releases.shift()?.();
+  }
+  await Promise.all(reads);
+  assertEquals(most, WHOLE_HISTORY_READS);
+  assertEquals(finished, [0, 1, 2, 3, 4]);
+  // A read that throws gives its slot back.
+  await wholeHistoryRead(() => Promise.reject(new Error("x"))).catch(() => {});
+  assertEquals(await wholeHistoryRead(() => Promise.resolve(7)), 7);
 });
 
 /** A fixture whose panes keep 100,000 history rows, and a server counting tmux processes. */

@@ -1,6 +1,7 @@
 /** `search_panes`: which panes show text matching a pattern, and on which rows. */
 
 import { z } from "zod";
+import { wholeHistoryRead } from "../mcp/history_reads.ts";
 import { excerptAround, utf8Length } from "../mcp/budget.ts";
 import { CUT_MARK } from "../tmux/utf8.ts";
 import { callerPane } from "../mcp/panes.ts";
@@ -298,23 +299,25 @@ async function captureGroup(
   // The history's length matters only when the captures hold the history.
   const perPane = includeHistory ? 3 : 2;
   try {
-    const outputs = await tmux.run(
-      group.flatMap((pane) => [
-        [
-          "capture-pane",
-          "-p",
-          ...keepTrailingSpacesFlags(tmux.version),
-          "-t",
-          pane.paneId,
-          ...range,
-        ],
-        ["capture-pane", "-p", "-J", "-t", pane.paneId, ...range],
-        ...(includeHistory
-          ? [["display-message", "-p", "-t", pane.paneId, "#{history_size}"]]
-          : []),
-      ]),
-      { timeoutMs: TIME_BUDGET_MS },
-    );
+    const read = () =>
+      tmux.run(
+        group.flatMap((pane) => [
+          [
+            "capture-pane",
+            "-p",
+            ...keepTrailingSpacesFlags(tmux.version),
+            "-t",
+            pane.paneId,
+            ...range,
+          ],
+          ["capture-pane", "-p", "-J", "-t", pane.paneId, ...range],
+          ...(includeHistory
+            ? [["display-message", "-p", "-t", pane.paneId, "#{history_size}"]]
+            : []),
+        ]),
+        { timeoutMs: TIME_BUDGET_MS },
+      );
+    const outputs = includeHistory ? await wholeHistoryRead(read) : await read();
     return group.map((_, i) => ({
       physical: outputs[perPane * i],
       joined: outputs[perPane * i + 1],
