@@ -225,29 +225,49 @@ async function readOurs(fx: TmuxFixture, bystander: string): Promise<Ours> {
 async function checkBystander(fx: TmuxFixture, bystander: string, where: string): Promise<void> {
   const names = await fx.tmux("list-sessions", "-F", "#{session_id} #{session_name}").catch(
     (error) => {
-      throw new Error(`${where}: tmux does not answer: ${error}`);
+      throw failure(`${where}: tmux does not answer: ${error}`);
     },
   );
   if (!names.split("\n").includes(`${bystander} ${BYSTANDER}`)) {
-    throw new Error(`${where}: the untouched session is gone; sessions: ${names}`);
+    throw failure(`${where}: the untouched session is gone; sessions: ${names}`);
   }
+}
+
+/** The last calls made, with how each ended, for a failure to show what led to it. */
+const trail: string[] = [];
+const TRAIL_LENGTH = 12;
+
+function remember(line: string): void {
+  trail.push(line);
+  if (trail.length > TRAIL_LENGTH) trail.shift();
+}
+
+/** `message` followed by the last calls. */
+function failure(message: string): Error {
+  return new Error(`${message}\nlast calls:\n  ${trail.join("\n  ")}`);
 }
 
 /** One call, bounded; a rejection (no answer, connection closed) is a failure. */
 async function callTool(s: Session, name: string, args: unknown, where: string) {
+  const call = `${name} ${JSON.stringify(args)}`;
   try {
-    return await s.client.callTool(
+    const result = await s.client.callTool(
       { name, arguments: args as Record<string, unknown> },
       undefined,
       { timeout: CALL_BOUND_MS },
     ) as CallToolResult;
+    const text = (result.content as { text?: string }[])[0]?.text ?? "";
+    remember(`${call} -> ${result.isError ? text.slice(0, 100) : "ok"}`);
+    return result;
   } catch (error) {
-    throw new Error(`${where}: ${name} ${JSON.stringify(args)} got no answer: ${error}`);
+    remember(`${call} -> no answer`);
+    throw failure(`${where}: ${call} got no answer: ${error}`);
   }
 }
 
 /** Runs a walk of `options.steps` steps; throws at the first crash or hang, saying where. */
 export async function runWalk(options: WalkOptions): Promise<WalkReport> {
+  trail.length = 0;
   const fx = await TmuxFixture.start({ session: "wmain" });
   const s0 = await fx.tmux("new-session", "-d", "-P", "-F", "#{session_id}", "-s", BYSTANDER);
   const bystander = s0.trim();
@@ -368,22 +388,27 @@ class LiveWatchers {
       }, `${where} (live wait)`).catch((error: Error) => (this.#waitFailure = error))
         .finally(() => (this.#wait = undefined));
     }
+    // A refused subscription (a pane killed meanwhile) is tried again later;
+    // a server that stopped answering fails the step's calls.
+    const bounded = { timeout: CALL_BOUND_MS };
     if (!this.#sessions) {
-      await this.s.client.subscribeResource({ uri: "tmux://sessions" });
-      this.#sessions = true;
+      this.#sessions = await this.s.client.subscribeResource({ uri: "tmux://sessions" }, bounded)
+        .then(() => true, () => false);
     }
     if (!this.#subscribed || d.chance(0.1)) {
-      if (this.#subscribed) await this.s.client.unsubscribeResource({ uri: this.#subscribed });
+      if (this.#subscribed) {
+        await this.s.client.unsubscribeResource({ uri: this.#subscribed }, bounded).catch(() => {});
+      }
       const uri = `tmux://panes/${encodeURIComponent(d.pick(ours.panes))}/content`;
-      // A pane killed meanwhile is refused: the next refresh tries another.
-      this.#subscribed = await this.s.client.subscribeResource({ uri }).then(() => uri, () => "");
+      this.#subscribed = await this.s.client.subscribeResource({ uri }, bounded)
+        .then(() => uri, () => "");
     }
   }
 
   /** Throws what the live wait met if it got no answer. */
   check(where: string): Promise<void> {
     if (this.#waitFailure) {
-      return Promise.reject(new Error(`${where}: the live wait failed: ${this.#waitFailure}`));
+      return Promise.reject(failure(`${where}: the live wait failed: ${this.#waitFailure}`));
     }
     return Promise.resolve();
   }
