@@ -182,6 +182,15 @@ export function markAttached(child: Deno.ChildProcess): void {
   settle(child);
 }
 
+/**
+ * Resolves once no control client of this process is leaving (or after
+ * {@link HANDSHAKE_WAIT_MS}): one that is still receives output until tmux
+ * has detached it.
+ */
+export function leavesSettled(): Promise<void> {
+  return until(() => leaving.size === 0);
+}
+
 /** True while a control client of this process is attaching (or about to). */
 export function handshaking(): boolean {
   return attaching.size > 0;

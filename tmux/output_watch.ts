@@ -24,6 +24,7 @@ import { socketArgs, type Tmux } from "./client.ts";
 import { killChild } from "./children.ts";
 import {
   leaveControlClient,
+  leavesSettled,
   markAttached,
   readChunks,
   spawnControlClient,
@@ -285,7 +286,8 @@ function release(tmux: Tmux): void {
 
 /** Names of the watch clients of `tmux`, once those being spawned or attaching have attached. */
 async function attachedClients(tmux: Tmux): Promise<string[]> {
-  await Promise.all(spawning.get(tmux) ?? []);
+  // A client leaving is no longer listed but may still lag behind the pane.
+  await Promise.all([...(spawning.get(tmux) ?? []), leavesSettled()]);
   const running = [...(feeds.get(tmux)?.values() ?? [])];
   // tmux 3.3a crashes writing to a half-attached control client (see control_client.ts).
   const ready = await Promise.all(running.map((feed) => readyWithin(feed, ATTACH_TIMEOUT_MS)));
