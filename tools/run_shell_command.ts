@@ -553,8 +553,13 @@ async function collect(
 ): Promise<Collected> {
   const none = { exitStatus: null, lines: [], outputIncomplete: false };
   if (outcome === "cancelled") {
-    // Kept for a later call: the frame stores its status, not its rows.
-    await ctx.tmux.run([keepStatus(paneTarget(paneId), frame)]).catch(() => {});
+    // Kept for a later call: the frame stores its status, not its rows; rows
+    // it copied before it learned that (the command ended meanwhile) go.
+    await ctx.tmux.run([
+      keepStatus(paneTarget(paneId), frame),
+      ["set-buffer", "-b", frame.outputBuffer, "x"],
+      ["delete-buffer", "-b", frame.outputBuffer],
+    ]).catch(() => {});
     return { outcome, ...none };
   }
   const target = paneTarget(paneId);
