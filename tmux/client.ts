@@ -143,7 +143,10 @@ export class Tmux {
     } catch (error) {
       if (!(error instanceof TmuxError) || error.kind !== "no_server") throw error;
     }
-    await this.run([["start-server"], ["set-option", "-s", "exit-empty", "off"]]);
+    // A tmux process of its own: a control client of the server that just
+    // went away may not have noticed yet, and would take the command with it.
+    const starter = new ProcessTransport(this.binary, socketArgs(this.socket), this.label);
+    await starter.run([["start-server"], ["set-option", "-s", "exit-empty", "off"]]);
     return true;
   }
 
