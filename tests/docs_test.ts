@@ -8,7 +8,7 @@ const root = new URL("../", import.meta.url);
 
 Deno.test("docs/tools.md is what deno task docs writes from the registry", async () => {
   const written = await Deno.readTextFile(new URL(TOOLS_DOC_PATH, root));
-  const expected = await toolsDoc();
+  const expected = toolsDoc();
   if (written !== expected) {
     const at = [...expected].findIndex((char, i) => written[i] !== char);
     throw new Error(
