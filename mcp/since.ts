@@ -27,7 +27,7 @@
  */
 
 import type { Tmux } from "../tmux/client.ts";
-import { noSuch, TmuxError } from "../tmux/errors.ts";
+import { TmuxError } from "../tmux/errors.ts";
 
 import { paneTarget } from "../tmux/targets.ts";
 import { keepTrailingSpacesFlags } from "../tmux/version.ts";
@@ -36,27 +36,13 @@ import { ToolError } from "./errors.ts";
 import { resolvePane, trimRow } from "./panes.ts";
 import type { ToolContext } from "./registry.ts";
 import { wrapFlags } from "./wrapped.ts";
+import { type PaneState, parseState, readState, sameState, STATE_FORMAT } from "./pane_state.ts";
 
 /** History rows above the screen remembered as the anchor. */
 export const ANCHOR_ROWS = 3;
 const BLANK = rowHash("");
 /** Attempts at a read that is consistent and covers the rows asked for. */
 const MAX_ATTEMPTS = 8;
-
-/** A pane's state at the time of a read. */
-export interface PaneState {
-  paneId: string;
-  /** The session the pane is in now (a move changes it; a watch must follow). */
-  sessionId: string;
-  pid: number;
-  historySize: number;
-  historyLimit: number;
-  height: number;
-  width: number;
-  cursorY: number;
-  alternate: boolean;
-  dead: boolean;
-}
 
 /** Rows of a pane from absolute line `first` to the bottom of its screen, read consistently. */
 export interface Snapshot {
@@ -80,54 +66,6 @@ export interface ReadOptions {
   signal?: AbortSignal;
   /** Also read which rows tmux wrapped onto the next ({@link Snapshot.wrapped}). */
   wraps?: boolean;
-}
-
-const STATE_FORMAT = [
-  "#{pane_id}",
-  "#{pane_pid}",
-  "#{history_size}",
-  "#{history_limit}",
-  "#{pane_height}",
-  "#{pane_width}",
-  "#{cursor_y}",
-  "#{alternate_on}",
-  "#{pane_dead}",
-  "#{session_id}",
-].join(":");
-
-function parseState(paneId: string, text: string): PaneState {
-  const parts = text.split(":");
-  if (parts.length !== 10 || parts[0] !== paneId) throw noSuch("pane");
-  const n = parts.slice(1, 9).map((p) => (/^\d+$/.test(p) ? Number(p) : 0));
-  return {
-    paneId,
-    sessionId: parts[9],
-    pid: n[0],
-    historySize: n[1],
-    historyLimit: n[2],
-    height: n[3],
-    width: n[4],
-    cursorY: n[5],
-    alternate: n[6] === 1,
-    dead: n[7] === 1,
-  };
-}
-
-function sameState(a: PaneState, b: PaneState): boolean {
-  return a.pid === b.pid && a.historySize === b.historySize && a.height === b.height &&
-    a.width === b.width && a.cursorY === b.cursorY && a.alternate === b.alternate &&
-    a.dead === b.dead;
-}
-
-/** Reads a pane's state alone (one small round trip). */
-export async function readState(tmux: Tmux, paneId: string, signal?: AbortSignal) {
-  const [text] = await tmux.run(
-    [["display-message", "-p", "-t", paneTarget(paneId), STATE_FORMAT]],
-    {
-      signal,
-    },
-  );
-  return parseState(paneId, text);
 }
 
 /**

@@ -5,43 +5,32 @@ import { budgetLines, type Content, contentText } from "../mcp/budget.ts";
 import { ToolError } from "../mcp/errors.ts";
 import { checkInputTargetWith, NotAtPrompt, sendInput } from "../mcp/input.ts";
 import { type KeptRun, KeptRuns } from "../mcp/kept_runs.ts";
-import { budget, splitCapture, trimTrailingBlank } from "../mcp/panes.ts";
+import { budget } from "../mcp/panes.ts";
 import { withProgress } from "../mcp/progress_ticker.ts";
+import { earlierRun, leftovers } from "../mcp/earlier_runs.ts";
 import { promptBack } from "../mcp/prompt_back.ts";
+import { collect, type Outcome, OUTCOMES } from "../mcp/run_result.ts";
 import { defineTool, type ToolContext } from "../mcp/registry.ts";
 import { content, maxLines, paneId, timeoutSeconds } from "../mcp/schemas.ts";
 import {
-  AWAIT_OPTION_PREFIX,
   AWAIT_ROWS,
-  AWAIT_STATUS,
-  BODY_BUFFER_PREFIX,
   buildFrame,
   type Frame,
   newRunId,
-  OUTPUT_BUFFER_PREFIX,
-  parseFramedOutput,
-  parseFrameStatus,
-  parseRunningMark,
   programName,
   RUNNING_OPTION,
   type RunningMark,
   runningMark,
   shellKind,
-  STATUS_OPTION_PREFIX,
-  widenOutput,
 } from "../mcp/shell_frame.ts";
-import { readBuffer } from "../tmux/buffer_read.ts";
 import { chunkText } from "../tmux/chunks.ts";
 import { TmuxError } from "../tmux/errors.ts";
 import { paneTarget } from "../tmux/targets.ts";
-import { HISTORY_READ_TIMEOUT_MS } from "../tmux/transport.ts";
 import { paneLineCommand } from "../tmux/views.ts";
 import { waitForChannel } from "../tmux/wait_for.ts";
 
-const OUTCOMES = ["completed", "timed_out", "pane_exited", "cancelled"] as const;
 /** A run's id, as {@link buildFrame} makes it. */
 const RUN_ID = /^[0-9a-z]{6}$/;
-type Outcome = typeof OUTCOMES[number];
 
 /** How often the wait checks that the pane still exists. */
 const PANE_CHECK_MS = 500;
@@ -277,42 +266,6 @@ async function typeLine(
   });
 }
 
-/** The mark of an earlier run of the pane's current shell, if any (`listing` is `show-options -p`). */
-function earlierRun(listing: string, owner: string): RunningMark | null {
-  const running = listing.split("\n").find((line) => line.startsWith(`${RUNNING_OPTION} `));
-  const mark = running ? parseRunningMark(running.slice(RUNNING_OPTION.length + 1)) : null;
-  // A respawned pane has a new shell: the mark belongs to the old one.
-  return mark && mark.owner === owner ? mark : null;
-}
-
-/**
- * Commands that drop what earlier runs left behind: their status options,
- * and the buffers of the run the pane's mark names. They run only with a
- * line typed while the shell waits at its prompt, so no earlier run is
- * still going (one that never began, inside an unclosed quote, never will).
- */
-function leftovers(
-  paneId: string,
-  listing: string,
-  earlier: RunningMark | null,
-  current: string,
-): string[][] {
-  const unset = (name: string) => ["set-option", "-pu", "-t", paneTarget(paneId), name];
-  const names = listing.split("\n").map((line) => line.split(" ", 1)[0]);
-  const stale = names.filter((name) =>
-    (name.startsWith(STATUS_OPTION_PREFIX) || name.startsWith(AWAIT_OPTION_PREFIX)) &&
-    !name.endsWith(`_${current}`)
-  );
-  if (!earlier) return stale.map(unset);
-  // Setting a buffer first makes deleting it succeed whether or not it was there.
-  const drop = (name: string) => [["set-buffer", "-b", name, "x"], ["delete-buffer", "-b", name]];
-  return [
-    ...[...new Set([...stale, `${STATUS_OPTION_PREFIX}${earlier.id}`])].map(unset),
-    ...drop(`${BODY_BUFFER_PREFIX}${earlier.id}`),
-    ...drop(`${OUTPUT_BUFFER_PREFIX}${earlier.id}`),
-  ];
-}
-
 /**
  * Once a line is typed, no earlier run of the pane is still going (the
  * shell was at its prompt): reads the results of kept runs that ended,
@@ -529,142 +482,4 @@ async function waitForRun(
 async function paneAlive(ctx: ToolContext, paneId: string): Promise<boolean> {
   const out = await ctx.tmux.one(paneLineCommand(paneId, "#{pane_dead}"));
   return out === "0";
-}
-
-interface Collected {
-  outcome: Outcome;
-  exitStatus: number | null;
-  lines: string[];
-  outputIncomplete: boolean;
-}
-
-/** Splits a buffer of captured rows (each ends with a newline) into lines. */
-function bufferLines(data: string): string[] {
-  return splitCapture(data.endsWith("\n") ? data.slice(0, -1) : data);
-}
-
-/** Reads the status and output of a run that ended its wait with `outcome`. */
-async function collect(
-  ctx: ToolContext,
-  paneId: string,
-  frame: Frame,
-  outcome: Outcome,
-  fromScreen = true,
-): Promise<Collected> {
-  const none = { exitStatus: null, lines: [], outputIncomplete: false };
-  if (outcome === "cancelled") {
-    // Kept for a later call: the frame stores its status, not its rows; rows
-    // it copied before it learned that (the command ended meanwhile) go.
-    await ctx.tmux.run([
-      keepStatus(paneTarget(paneId), frame),
-      ["set-buffer", "-b", frame.outputBuffer, "x"],
-      ["delete-buffer", "-b", frame.outputBuffer],
-    ]).catch(() => {});
-    return { outcome, ...none };
-  }
-  const target = paneTarget(paneId);
-  let status: string;
-  let rows: string | null;
-  let screen: string;
-  try {
-    [status, rows, screen] = await readEnd(ctx, target, frame, outcome === "timed_out", fromScreen);
-  } catch (error) {
-    if (outcome === "pane_exited" && error instanceof TmuxError) return { outcome, ...none };
-    throw error;
-  }
-  const stored = parseFrameStatus(status);
-  if (stored.refused) {
-    throw new ToolError(
-      `the line typed into pane ${paneId} was read by a program other than its shell, ` +
-        "so nothing ran",
-      "Look at the pane (snapshot_pane); talk to that program with send_keys, or use another pane.",
-    );
-  }
-  if (outcome !== "completed" || stored.exitStatus === null) {
-    if (outcome === "completed") {
-      throw new ToolError(
-        "the shell signalled the end of the command without storing its exit status",
-        "Something else may have signalled the channel or removed the pane option; run the command again.",
-      );
-    }
-    // Unfinished: what follows the echo is this run's output so far.
-    const sofar = parseFramedOutput(bufferLines(screen), { x: 1, y: 0, height: 1 }, frame.echoMark);
-    return { outcome, ...none, lines: sofar.startFound ? trimTrailingBlank(sofar.lines) : [] };
-  }
-  if (stored.end === null || rows === null) {
-    // The frame could not tell when tmux had read its output (or was killed):
-    // the status stands, the output is what the screen shows after the echo.
-    const after = parseFramedOutput(bufferLines(screen), { x: 1, y: 0, height: 1 }, frame.echoMark);
-    return {
-      outcome,
-      exitStatus: stored.exitStatus,
-      lines: after.startFound ? trimTrailingBlank(after.lines) : [],
-      outputIncomplete: true,
-    };
-  }
-  const framed = parseFramedOutput(bufferLines(rows), stored.end, frame.echoMark);
-  if (framed.startFound) {
-    return { outcome, exitStatus: stored.exitStatus, lines: framed.lines, outputIncomplete: false };
-  }
-  const whole = await ctx.tmux.one(["capture-pane", "-p", "-J", "-S", "-", "-t", target], {
-    timeoutMs: HISTORY_READ_TIMEOUT_MS,
-  });
-  const widened = widenOutput(splitCapture(whole), framed.lines, frame.echoMark);
-  return {
-    outcome,
-    exitStatus: stored.exitStatus,
-    lines: widened ?? framed.lines,
-    outputIncomplete: widened === null,
-  };
-}
-
-/** Rows of history read when the frame copied none (it did not end, or could not tell). */
-const SCREEN_ROWS = 1000;
-
-/** Commands that stop the frame from copying its rows, and drop rows it copied. */
-function dropRows(target: string, frame: Frame): string[][] {
-  return [
-    ["set-option", "-pu", "-t", target, frame.awaitOption],
-    // Set first, so that deleting succeeds whether or not the frame copied them.
-    ["set-buffer", "-b", frame.outputBuffer, "x"],
-    ["delete-buffer", "-b", frame.outputBuffer],
-  ];
-}
-
-/**
- * Reads the run's status option, the rows its frame copied (null when it
- * copied none) and, unless those are there, the screen; then drops the
- * option and the buffer (a run still going sets them later, and the next
- * run drops them then).
- */
-async function readEnd(
-  ctx: ToolContext,
-  target: string,
-  frame: Frame,
-  keep: boolean,
-  fromScreen: boolean,
-): Promise<[string, string | null, string]> {
-  const [status] = await ctx.tmux.run([
-    ["show-options", "-pqv", "-t", target, frame.statusOption],
-    ["set-option", "-pu", "-t", target, frame.statusOption],
-  ]);
-  // A run kept for a later call stores its result when it ends; else nothing.
-  const after = keep ? [] : dropRows(target, frame);
-  // The frame stores the cursor only in the command that copies the rows.
-  if (parseFrameStatus(status).end !== null) {
-    const rows = await readBuffer(ctx.tmux, frame.outputBuffer).catch(() => null);
-    await ctx.tmux.run(dropRows(target, frame));
-    if (rows !== null) return [status, rows, ""];
-  }
-  const [screen] = await ctx.tmux.run([
-    ["capture-pane", "-p", "-J", "-S", `-${SCREEN_ROWS}`, "-t", target],
-    ...after,
-  ]);
-  if (!fromScreen) return [status, null, ""];
-  return [status, null, screen];
-}
-
-/** The command that has the frame store its status only (for a later call), not its rows. */
-function keepStatus(target: string, frame: Frame): string[] {
-  return ["set-option", "-p", "-t", target, frame.awaitOption, AWAIT_STATUS];
 }
