@@ -609,21 +609,27 @@ Deno.test("run_shell_command: works in sh (dash)", async () => {
   }
 });
 
+/** A POSIX frame of `command` for `pane` of the fixture, its body already in tmux. */
+async function stagedFrame(fixture: TmuxFixture, pane: string, owner: string, command: string) {
+  const frame = buildFrame({
+    paneId: pane,
+    tmuxBinary: "tmux",
+    socketPath: fixture.socketPath,
+    suppressHistory: false,
+    owner,
+    kind: "posix",
+  }, command);
+  await fixture.tmux("set-buffer", "-b", frame.bodyBuffer, "--", frame.body);
+  return frame;
+}
+
 Deno.test("shell frame: its end removes its own busy mark and leaves another run's", async () => {
   const fixture = await TmuxFixture.start();
   try {
     const pane = await fixture.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
     const owner = await fixture.tmux("display-message", "-p", "-t", pane, "#{pane_pid}");
     const runFrame = async (mark: (id: string) => string) => {
-      const frame = buildFrame({
-        paneId: pane,
-        tmuxBinary: "tmux",
-        socketPath: fixture.socketPath,
-        suppressHistory: false,
-        owner,
-        kind: "posix",
-      }, "true");
-      await fixture.tmux("set-buffer", "-b", frame.bodyBuffer, "--", frame.body);
+      const frame = await stagedFrame(fixture, pane, owner, "true");
       await fixture.tmux("set-option", "-p", "-t", pane, "@tmux_mcp_running", mark(frame.id));
       const ended = fixture.tmux("wait-for", frame.channel);
       await fixture.typeLine(pane, frame.line);
@@ -644,15 +650,7 @@ Deno.test("shell frame: a line run by another program than the pane's shell runs
   try {
     const pane = await fixture.shellPane();
     const owner = await fixture.tmux("display-message", "-p", "-t", pane, "#{pane_pid}");
-    const frame = buildFrame({
-      paneId: pane,
-      tmuxBinary: "tmux",
-      socketPath: fixture.socketPath,
-      suppressHistory: false,
-      owner,
-      kind: "posix",
-    }, "echo RAN-$((6*7))");
-    await fixture.tmux("set-buffer", "-b", frame.bodyBuffer, "--", frame.body);
+    const frame = await stagedFrame(fixture, pane, owner, "echo RAN-$((6*7))");
     const ended = fixture.tmux("wait-for", frame.channel);
     await fixture.typeLine(pane, `sh -c ${shellQuote(frame.line)}`);
     await ended;
