@@ -31,21 +31,23 @@
  *   comparison is between the same mix of work, not between list_panes alone
  *   and everything.
  *
- * Usage: deno task bench [calls-per-tool]
+ * Usage: deno task bench:transports [calls-per-tool]
  *
  * @module
  */
 
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import {
-  countingTmux,
-  FIXTURE_SHELL,
-  START_FIXTURE_SERVER,
-  startServer,
-  TmuxFixture,
-} from "../tests/harness.ts";
+import { countingTmux, FIXTURE_SHELL, startServer, TmuxFixture } from "../tests/harness.ts";
 import { rssKiB } from "../tests/hardening.ts";
+import {
+  buildTopology,
+  fillHistory,
+  HISTORY_LINES,
+  loadAverage,
+  SESSIONS,
+  WINDOWS,
+} from "./fixture.ts";
 import { median, quantile } from "./stats.ts";
 
 const CALLS = Number(Deno.args[0] ?? 200);
@@ -59,9 +61,6 @@ const WARMUP = 100;
 const COUNT_WARMUP = 25;
 const COUNTED_CALLS = 20;
 const STARTUP_RUNS = 10;
-const SESSIONS = 4;
-const WINDOWS = 4;
-const HISTORY_LINES = 2000;
 const TRANSPORTS = ["control", "process"] as const;
 type Mode = typeof TRANSPORTS[number];
 
@@ -76,16 +75,6 @@ interface Server {
 }
 
 const RSS_SAMPLES = [10, 1000, 2000];
-
-/**
- * Reads a /proc file through `cat`: Deno refuses /proc reads to anything
- * short of --allow-all, and the bench should not need that.
- */
-async function readProc(path: string): Promise<string> {
-  const out = await new Deno.Command("cat", { args: [path], stdout: "piped" }).output();
-  if (out.code !== 0) throw new Error(`cannot read ${path}`);
-  return new TextDecoder().decode(out.stdout);
-}
 
 /**
  * Spawns the server with the start task's flags (plus `extraFlags` before
@@ -120,41 +109,6 @@ async function timedCall(server: Server, name: string, args: Record<string, unkn
   server.calls++;
   if (RSS_SAMPLES.includes(server.calls)) server.rss.set(server.calls, await rssKiB(server.pid));
   return elapsed;
-}
-
-async function loadAverage(): Promise<string> {
-  const text = await readProc("/proc/loadavg");
-  return text.split(" ").slice(0, 3).join(", ");
-}
-
-/** Builds the topology in one tmux process; resolves with every pane id, session by session. */
-async function buildTopology(fixture: TmuxFixture): Promise<string[]> {
-  const args: string[] = [
-    ...START_FIXTURE_SERVER,
-    ";",
-    // history-limit applies to panes created after it is set.
-    "set-option",
-    "-g",
-    "history-limit",
-    "10000",
-  ];
-  for (let s = 0; s < SESSIONS; s++) {
-    const name = `bench${s}`;
-    args.push(";", "new-session", "-d", "-s", name, "-x", "160", "-y", "48");
-    for (let w = 1; w < WINDOWS; w++) args.push(";", "new-window", "-d", "-t", `=${name}:`);
-    for (let w = 0; w < WINDOWS; w++) args.push(";", "split-window", "-d", "-t", `=${name}:${w}`);
-  }
-  await fixture.tmux(...args);
-  return (await fixture.tmux("list-panes", "-a", "-F", "#{pane_id}")).split("\n");
-}
-
-/** Prints numbered lines into `pane` until its history holds HISTORY_LINES lines. */
-async function fillHistory(fixture: TmuxFixture, pane: string): Promise<number> {
-  const height = Number(await fixture.tmux("display-message", "-p", "-t", pane, "#{pane_height}"));
-  await fixture.runInPane(pane, `seq -f 'history line %g' 1 ${HISTORY_LINES + height}`);
-  const size = Number(await fixture.tmux("display-message", "-p", "-t", pane, "#{history_size}"));
-  if (size < HISTORY_LINES) throw new Error(`history holds ${size} lines, not ${HISTORY_LINES}`);
-  return size;
 }
 
 async function startupMs(socketPath: string, mode: Mode): Promise<number[]> {

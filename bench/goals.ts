@@ -1,0 +1,86 @@
+/**
+ * The benchmark's goals, held as ratios to a floor measured in the same run
+ * (so a figure means the same on a fast or a slow machine), and the one
+ * markdown table that reports them. How each absolute goal became a ratio is
+ * in docs/benchmarks.md.
+ *
+ * @module
+ */
+
+/** One operation's figures: ours, the floors beside it, and the floor its goal divides by. */
+export interface Measured {
+  operation: string;
+  unit: "ms" | "MiB";
+  ours: { median: number; p95?: number; max?: number };
+  /** The control-mode floor's median, when there is one. */
+  control?: number;
+  /** The one-process floor's median (or a bare `deno run`), when there is one. */
+  process?: number;
+  /** How the process column should name its floor, when it is not the same tmux command. */
+  processLabel?: string;
+  /** The floor the ratio and the goal divide by. */
+  floor: number;
+}
+
+/**
+ * Limits as multiples: `median`, `p95` and `max` of the floor; `p95OfMedian`
+ * of our own median.
+ */
+export interface Goal {
+  median?: number;
+  p95?: number;
+  max?: number;
+  p95OfMedian?: number;
+}
+
+/** Whether `m` meets `goal`, with the limits it was held to in `m`'s unit. */
+export function check(m: Measured, goal: Goal): { met: boolean; missed: string[] } {
+  const missed: string[] = [];
+  const over = (what: string, value: number | undefined, limit: number) => {
+    if (value === undefined || !(value <= limit)) missed.push(what);
+  };
+  if (goal.median !== undefined) over("median", m.ours.median, goal.median * m.floor);
+  if (goal.p95 !== undefined) over("p95", m.ours.p95, goal.p95 * m.floor);
+  if (goal.max !== undefined) over("max", m.ours.max, goal.max * m.floor);
+  if (goal.p95OfMedian !== undefined) over("p95", m.ours.p95, goal.p95OfMedian * m.ours.median);
+  return { met: missed.length === 0, missed: [...new Set(missed)] };
+}
+
+const fixed = (value: number, unit: Measured["unit"]) =>
+  unit === "ms" ? (value < 10 ? value.toFixed(2) : value.toFixed(1)) : value.toFixed(1);
+
+/** The goal in words: each limit as a ratio, with what it comes to in this run. */
+export function goalText(m: Measured, goal: Goal): string {
+  const parts: string[] = [];
+  const of = (name: string, ratio: number) =>
+    parts.push(`${name} ≤ ${ratio.toFixed(2)}× (${fixed(ratio * m.floor, m.unit)})`);
+  if (goal.median !== undefined) of("median", goal.median);
+  if (goal.p95 !== undefined) of("p95", goal.p95);
+  if (goal.max !== undefined) of("max", goal.max);
+  if (goal.p95OfMedian !== undefined) parts.push(`p95 ≤ ${goal.p95OfMedian}× median`);
+  return parts.join(", ");
+}
+
+/** One table row: the figures, the ratio of our median to the floor, the goal and whether it held. */
+export function row(m: Measured, goal: Goal): string {
+  const u = m.unit;
+  const ours = [m.ours.median, m.ours.p95, m.ours.max]
+    .filter((v) => v !== undefined).map((v) => fixed(v!, u)).join(" / ");
+  const floor = (value: number | undefined, label = "") =>
+    value === undefined ? "—" : `${label}${fixed(value, u)}`;
+  const { met, missed } = check(m, goal);
+  return `| ${m.operation} | ${ours} | ${floor(m.control)} | ${
+    floor(m.process, m.processLabel ? `${m.processLabel} ` : "")
+  } | ${(m.ours.median / m.floor).toFixed(2)}× | ${goalText(m, goal)} | ${
+    met ? "met" : `**missed** (${missed.join(", ")})`
+  } |`;
+}
+
+/** The whole table, units in the header: ms unless a row says MiB. */
+export function table(rows: { measured: Measured; goal: Goal }[]): string {
+  return [
+    "| operation | ours median / p95 (/ max) | floor (control) | floor (process) | ratio to the floor | goal (× floor) | met? |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
+    ...rows.map((r) => row(r.measured, r.goal)),
+  ].join("\n");
+}

@@ -1,0 +1,35 @@
+/** The benchmark's goal checks: limits as ratios to the floor measured in the same run. */
+
+import { assertEquals } from "./assert.ts";
+import { check, goalText, type Measured, row } from "../bench/goals.ts";
+
+const measured = (ours: Measured["ours"], floor = 2): Measured => ({
+  operation: "op",
+  unit: "ms",
+  ours,
+  control: floor,
+  floor,
+});
+
+Deno.test("a goal scales with the floor it is a ratio to", () => {
+  const goal = { median: 1.5 };
+  assertEquals(check(measured({ median: 3 }), goal).met, true);
+  assertEquals(check(measured({ median: 3.01 }), goal).missed, ["median"]);
+  assertEquals(check(measured({ median: 6 }, 4), goal).met, true);
+  assertEquals(goalText(measured({ median: 3 }, 4), goal), "median ≤ 1.50× (6.00)");
+});
+
+Deno.test("p95 is held to the floor or to our own median, and a missing figure misses", () => {
+  const ours = { median: 2, p95: 5, max: 9 };
+  assertEquals(check(measured(ours), { p95OfMedian: 2 }).missed, ["p95"]);
+  assertEquals(check(measured(ours), { p95: 2.5, max: 4.5 }).met, true);
+  assertEquals(check(measured({ median: 2 }), { max: 10 }).missed, ["max"]);
+});
+
+Deno.test("a row reports the ratio to the floor and what was missed", () => {
+  const line = row(measured({ median: 3, p95: 7 }), { median: 1, p95OfMedian: 2 });
+  assertEquals(
+    line,
+    "| op | 3.00 / 7.00 | 2.00 | — | 1.50× | median ≤ 1.00× (2.00), p95 ≤ 2× median | **missed** (median, p95) |",
+  );
+});
