@@ -67,14 +67,17 @@ class Ours {
   readonly rss = new Map<number, number>();
   constructor(readonly client: Client, readonly pid: number) {}
 
-  async call(tool: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  /** Calls `tool`, failing on an error result; `ms` is the call alone, memory read after it. */
+  async call(tool: string, args: Record<string, unknown>) {
+    const began = performance.now();
     const result = await this.client.callTool({ name: tool, arguments: args }) as CallToolResult;
+    const ms = performance.now() - began;
     if (result.isError) throw new Error(`${tool} failed: ${JSON.stringify(result.content)}`);
     this.calls++;
     if (this.calls === 1000 || this.calls === LONG_CALLS) {
       this.rss.set(this.calls, await statusKiB(this.pid, "VmRSS"));
     }
-    return result;
+    return { result, ms };
   }
 }
 
@@ -169,7 +172,7 @@ function measureRead(ours: Ours, control: ControlFloor, socketPath: string, op: 
   const line = op.tmux.map(commandLine).join(" ; ");
   const argv = op.tmux.flatMap((command, i) => (i === 0 ? command : [";", ...command]));
   return interleaved(CALLS, {
-    ours: () => time(() => ours.call(op.tool, op.args)),
+    ours: async () => (await ours.call(op.tool, op.args)).ms,
     control: () => time(() => control.line(line)),
     process: () => time(() => tmuxAt(socketPath, ...argv)),
   });
@@ -225,9 +228,13 @@ function processRun(socketPath: string, pane: string, i: number): Promise<number
 async function measureRun(ours: Ours, control: ControlFloor, socketPath: string, panes: string[]) {
   const [mine, byControl, byProcess] = panes;
   const run = async () => {
-    const result = await ours.call("run_shell_command", { paneId: mine, command: "printf ok" });
+    const { result, ms } = await ours.call("run_shell_command", {
+      paneId: mine,
+      command: "printf ok",
+    });
     const status = (result.structuredContent as { exitStatus?: number }).exitStatus;
     if (status !== 0) throw new Error(`printf ok ended with ${status}`);
+    return ms;
   };
   const warm = 5;
   for (let i = 0; i < warm; i++) {
@@ -236,7 +243,7 @@ async function measureRun(ours: Ours, control: ControlFloor, socketPath: string,
     await processRun(socketPath, byProcess, i);
   }
   return await interleaved(RUNS, {
-    ours: () => time(run),
+    ours: run,
     control: (i) => controlRun(control, byControl, warm + i),
     process: (i) => processRun(socketPath, byProcess, warm + i),
   });
