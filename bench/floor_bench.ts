@@ -435,7 +435,9 @@ async function main() {
         `${navigator.hardwareConcurrency} CPUs, load average ${loadBefore} (start) / ` +
         `${await loadAverage()} (end), Deno ${Deno.version.deno}, ${await tmuxVersion()}, ` +
         `${seconds} s\n\n${SESSIONS} sessions × ${WINDOWS} windows × 2 panes (${panes.length}), ` +
-        `one with ${HISTORY_LINES} lines of history; ${CALLS} timed calls per operation after ` +
+        `one with ${
+          HISTORY_LINES.toLocaleString("en")
+        } lines of history; ${CALLS} timed calls per operation after ` +
         `${WARMUP} warm-up calls of each, in blocks of ${BLOCK} alternating ours / control / ` +
         `process; ms at the client unless MiB.\n`,
     );
