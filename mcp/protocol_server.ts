@@ -3,24 +3,17 @@
  * framing, request and response matching, cancellation, progress, ping)
  * plus the initialize handshake and the capability checks of a server.
  *
- * The SDK's `Server` class does the same and more, but loading it loads a
- * JSON Schema validator (ajv) this server never uses (it sends no
- * elicitation or sampling requests), which was a sixth of the start-up time,
- * and it re-validates every tool result with zod after the handler built it.
+ * The SDK's public `Server` does the same and more, but loading it costs
+ * more start-up time and memory than this server's budget allows
+ * (docs/architecture.md#our-own-mcp-core has the measurement). `Protocol`,
+ * the base of the SDK's own `Client` and `Server`, is exported by its package
+ * (`shared/protocol.js`); no module of the SDK's server internals is imported.
  *
  * @module
  */
 
 // @ts-types="@modelcontextprotocol/sdk/shared/protocol"
 import { Protocol, type RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-// @ts-types="@modelcontextprotocol/sdk/server/zod-compat"
-import {
-  type AnyObjectSchema,
-  safeParse,
-  type SchemaOutput,
-} from "@modelcontextprotocol/sdk/server/zod-compat.js";
-// @ts-types="@modelcontextprotocol/sdk/server/zod-json-schema-compat"
-import { getMethodLiteral } from "@modelcontextprotocol/sdk/server/zod-json-schema-compat.js";
 import { z } from "zod";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
@@ -71,17 +64,16 @@ const HANDLER_CAPABILITY: Record<string, keyof ServerCapabilities> = {
   "tools/list": "tools",
 };
 
-/** A zod issue, as the SDK's copy of zod reports it (not our zod's class). */
-interface Issue {
-  path: PropertyKey[];
-  message: string;
-}
+/**
+ * A request schema of the SDK's types module: a zod 4 object whose `method`
+ * is a literal. The SDK builds them with the same zod package as ours, so
+ * they are parsed with zod's own methods, not the SDK's internal helpers.
+ */
+type RequestSchema = z.ZodObject<{ method: z.ZodLiteral<string> }>;
 
 /** What a schema check found wrong with a request, as one line. */
-function describeIssues(error: unknown): string {
-  const issues = (error as { issues?: Issue[] } | undefined)?.issues;
-  if (!Array.isArray(issues)) return String(error);
-  return issues
+function describeIssues(error: z.ZodError): string {
+  return error.issues
     .map((issue) => `${issue.path.map(String).join(".") || "the request"}: ${issue.message}`)
     .join("; ");
 }
@@ -128,7 +120,7 @@ export class ProtocolServer extends Protocol<ServerRequest, ServerNotification, 
     super();
     this.#info = info;
     this.#options = options;
-    this.setRequestHandler(InitializeRequestSchema, (request) => this.#initialize(request));
+    this.handle(InitializeRequestSchema, (request) => this.#initialize(request));
     this.setNotificationHandler(InitializedNotificationSchema, () => this.oninitialized?.());
   }
 
@@ -137,20 +129,21 @@ export class ProtocolServer extends Protocol<ServerRequest, ServerNotification, 
    * not fit the schema (`tools/call` without params, a name that is not a
    * string) is answered with -32602 naming what is wrong; the SDK's own check
    * would answer -32603, an internal error, with the schema's error dump.
+   * Use it instead of the inherited `setRequestHandler`, which skips these checks.
    */
-  override setRequestHandler<T extends AnyObjectSchema>(
+  handle<T extends RequestSchema>(
     requestSchema: T,
     handler: (
-      request: SchemaOutput<T>,
+      request: z.output<T>,
       extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
     ) => ServerResult | Promise<ServerResult>,
   ): void {
-    const method = getMethodLiteral(requestSchema);
+    const method = requestSchema.shape.method.value;
     // The SDK matches handlers by the schema's method literal and parses the
     // request with the schema first; this schema checks only the method, so
     // the parse below decides the answer.
-    const byMethod = z.looseObject({ method: z.literal(method) }) as unknown as T;
-    super.setRequestHandler(byMethod, (request, extra) => {
+    const byMethod = z.looseObject({ method: z.literal(method) });
+    this.setRequestHandler(byMethod, (request, extra) => {
       this.#followLifecycle(method);
       const proto = protoKeyPath(request.params);
       if (proto) {
@@ -159,14 +152,14 @@ export class ProtocolServer extends Protocol<ServerRequest, ServerNotification, 
           `invalid ${method} request: ${proto}: the name "__proto__" is not accepted; remove it`,
         );
       }
-      const parsed = safeParse(requestSchema, request);
+      const parsed = requestSchema.safeParse(request);
       if (!parsed.success) {
         throw new McpError(
           ErrorCode.InvalidParams,
           `invalid ${method} request: ${describeIssues(parsed.error)}`,
         );
       }
-      return handler(parsed.data as SchemaOutput<T>, extra);
+      return handler(parsed.data, extra);
     });
   }
 

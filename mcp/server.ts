@@ -148,23 +148,23 @@ export class TmuxMcpServer {
     // Built on first use: converting 45 schemas to JSON Schema is the largest
     // piece of start-up work, and the initialize answer need not wait for it.
     let listings: ReturnType<typeof toolListing>[] | undefined;
-    this.server.setRequestHandler(ListToolsRequestSchema, () => ({
+    this.server.handle(ListToolsRequestSchema, () => ({
       tools: listings ??= options.tools.map(toolListing),
     }));
-    this.server.setRequestHandler(
+    this.server.handle(
       CallToolRequestSchema,
       (request: CallToolRequest, extra: Extra) =>
         this.#call(request.params.name, request.params.arguments, extra),
     );
-    this.server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
+    this.server.handle(ListResourcesRequestSchema, async (request) => {
       const resources = await this.#listResources();
       this.#lastListing = listingKey(resources);
       return resourcePage(resources, request.params?.cursor, options.settings.maxBytes);
     });
-    this.server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+    this.server.handle(ListResourceTemplatesRequestSchema, () => ({
       resourceTemplates: options.resources.flatMap((p) => p.templates?.() ?? []),
     }));
-    this.server.setRequestHandler(
+    this.server.handle(
       ReadResourceRequestSchema,
       async (request: ReadResourceRequest) => {
         for (const provider of options.resources) {
@@ -174,7 +174,7 @@ export class TmuxMcpServer {
         throw unknownResource();
       },
     );
-    this.server.setRequestHandler(SubscribeRequestSchema, async (request: SubscribeRequest) => {
+    this.server.handle(SubscribeRequestSchema, async (request: SubscribeRequest) => {
       const updated = () => {
         this.server.sendResourceUpdated({ uri: request.params.uri }).catch((error: unknown) =>
           logError("resources/updated", error)
@@ -191,13 +191,13 @@ export class TmuxMcpServer {
         INVALID_PARAMS,
       );
     });
-    this.server.setRequestHandler(UnsubscribeRequestSchema, async (request: UnsubscribeRequest) => {
+    this.server.handle(UnsubscribeRequestSchema, async (request: UnsubscribeRequest) => {
       for (const provider of options.resources) {
         if (await provider.unsubscribe?.(request.params.uri)) return {};
       }
       throw unknownResource();
     });
-    this.server.setRequestHandler(CompleteRequestSchema, async (request: CompleteRequest) => {
+    this.server.handle(CompleteRequestSchema, async (request: CompleteRequest) => {
       const { ref, argument: { name, value } } = request.params;
       // Only an argument this server declares, of a prompt it offers or a
       // template it lists, is completed.
@@ -231,8 +231,8 @@ export class TmuxMcpServer {
     });
     const prompts = options.prompts;
     if (prompts) {
-      this.server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: prompts.list() }));
-      this.server.setRequestHandler(
+      this.server.handle(ListPromptsRequestSchema, () => ({ prompts: prompts.list() }));
+      this.server.handle(
         GetPromptRequestSchema,
         (request: GetPromptRequest) => prompts.get(request.params.name, request.params.arguments),
       );
