@@ -9,7 +9,6 @@
 
 import { CATALOG, readsTerminalContent } from "./mcp/catalog.ts";
 import { nestable, READ_BATCH } from "./tools/call_read_tools_batch.ts";
-import { runDoctor } from "./mcp/doctor.ts";
 import {
   capabilitiesDocument,
   capabilitiesProvider,
@@ -20,7 +19,16 @@ import { isTopologyNotification, LiveResources } from "./mcp/live_resources.ts";
 import { Prompts } from "./mcp/prompts.ts";
 import { DenoStdioTransport } from "./mcp/stdio.ts";
 import { TmuxMcpServer } from "./mcp/server.ts";
-import { parseSettings, SettingsError, USAGE, withOwnSocketPath } from "./mcp/settings.ts";
+import {
+  type Action,
+  type Parsed,
+  parseSettings,
+  type Settings,
+  SettingsError,
+  USAGE,
+  withOwnSocketPath,
+} from "./mcp/settings.ts";
+import type { AnyTool } from "./mcp/registry.ts";
 import { selectTools, TOOLSETS } from "./mcp/toolsets.ts";
 import { SERVER_NAME, SERVER_VERSION } from "./mcp/version.ts";
 import { Caller } from "./tmux/caller.ts";
@@ -28,7 +36,7 @@ import { createTransport, isOwnSocket, OWN_SOCKET_NAME, Tmux } from "./tmux/clie
 import { ControlTransport } from "./tmux/control_transport.ts";
 import { readEnv } from "./tmux/environment.ts";
 import { TmuxError } from "./tmux/errors.ts";
-import { locateTmux } from "./tmux/locate.ts";
+import { type FoundTmux, locateTmux } from "./tmux/locate.ts";
 import { isNamedSocketPath } from "./tmux/socket_probe.ts";
 import { TopologyListener } from "./tmux/topology_listen.ts";
 
@@ -41,27 +49,27 @@ function fail(message: string): never {
   Deno.exit(1);
 }
 
-async function main(argv: string[]): Promise<void> {
-  let parsed;
+/** The parsed command line and environment; a settings error ends the process. */
+function readSettings(argv: string[]): Parsed {
   try {
-    parsed = parseSettings(argv, readEnv, CATALOG.map((tool) => tool.name));
+    return parseSettings(argv, readEnv, CATALOG.map((tool) => tool.name));
   } catch (error) {
     if (error instanceof SettingsError) fail(error.message);
     throw error;
   }
-  const { action, notes } = parsed;
-  let settings = parsed.settings;
-  if (action === "help") {
-    console.log(USAGE);
-    return;
-  }
-  if (action === "version") {
-    console.log(`${SERVER_NAME} ${SERVER_VERSION}`);
-    return;
-  }
-  // A -S path may be the own socket's full path, which decides the default
-  // toolsets: only tmux can tell (the path holds the uid, which this process
-  // may not read), so tmux is found before the tools are chosen.
+}
+
+/**
+ * Finds tmux when it is needed before the tools are chosen, and `settings`
+ * with the own socket's defaults when a -S path names it. A -S path may be
+ * the own socket's full path, which decides the default toolsets: only tmux
+ * can tell (the path holds the uid, which this process may not read). A tmux
+ * not found is returned, to be reported after the settings' own notes.
+ */
+async function findTmuxEarly(
+  action: Action,
+  settings: Settings,
+): Promise<{ located: FoundTmux | TmuxError | null; settings: Settings }> {
   const located = action === "serve" || settings.socket.kind === "path"
     ? await locateTmux(settings.tmuxBinary, settings.tmuxSetting).catch((error) => {
       if (error instanceof TmuxError) return error;
@@ -72,8 +80,13 @@ async function main(argv: string[]): Promise<void> {
     settings.socket.kind === "path" && located !== null && !(located instanceof TmuxError) &&
     await isNamedSocketPath(located.binary, OWN_SOCKET_NAME, settings.socket.path)
   ) {
-    settings = withOwnSocketPath(settings);
+    return { located, settings: withOwnSocketPath(settings) };
   }
+  return { located, settings };
+}
+
+/** The tools the settings select, specialized; a selection that cannot work ends the process. */
+function chooseTools(settings: Settings): AnyTool[] {
   const tools = selectTools(CATALOG, settings.toolsets, settings.tools, settings.excludeTools)
     .map((tool, _, all) => tool.specialize?.(all) ?? tool);
   if (tools.length === 0) {
@@ -90,40 +103,54 @@ async function main(argv: string[]): Promise<void> {
         `exclude fewer, or exclude ${READ_BATCH} too.`,
     );
   }
-  const selected = tools.map((tool) => tool.name);
-  const facts: RuntimeFacts = { tmuxBinary: null, tmuxVersion: null, startedServer: null };
-  if (action === "print-capabilities") {
-    console.log(JSON.stringify(capabilitiesDocument(settings, tools, facts), null, 2));
-    return;
-  }
-  if (action === "doctor") {
-    const ready = await runDoctor(settings, argv, selected, console.log, notes);
-    Deno.exit(ready ? 0 : 1);
-  }
-  for (const note of notes) console.error(`tmux-mcp: ${note}`);
+  return tools;
+}
 
-  let tmux: Tmux;
-  let callerPane: string | null = null;
+/** What a serving process drives: tmux, and this server's own pane if it runs in one. */
+interface Driven {
+  tmux: Tmux;
+  caller: Caller;
+  callerPane: string | null;
+}
+
+/**
+ * Connects to the driven tmux server (starting the own one if it is the
+ * target) and records what was found in `facts`; a tmux error ends the process.
+ */
+async function driveTmux(
+  settings: Settings,
+  located: FoundTmux | TmuxError | null,
+  facts: RuntimeFacts,
+): Promise<Driven> {
   const caller = new Caller({ tmux: readEnv("TMUX"), pane: readEnv("TMUX_PANE") });
   try {
-    // A tmux not found is reported here, after the settings' own notes.
     const found = located ?? await locateTmux(settings.tmuxBinary, settings.tmuxSetting);
     if (found instanceof TmuxError) throw found;
     facts.tmuxBinary = found.binary;
     facts.tmuxVersion = found.version;
-    tmux = new Tmux(
+    const tmux = new Tmux(
       found.binary,
       settings.socket,
       createTransport(found.binary, settings.socket, settings.transport),
       found.version,
     );
     if (isOwnSocket(settings.socket)) facts.startedServer = await tmux.ensureOwnServer();
-    callerPane = await caller.verifiedPane(tmux);
+    return { tmux, caller, callerPane: await caller.verifiedPane(tmux) };
   } catch (error) {
     if (error instanceof TmuxError) fail(`${error.message.replace(/\.$/, "")}. ${error.hint}`);
     throw error;
   }
+}
 
+/** The MCP server over `driven`, told of the topology changes tmux reports. */
+function buildServer(
+  settings: Settings,
+  tools: AnyTool[],
+  facts: RuntimeFacts,
+  driven: Driven,
+): TmuxMcpServer {
+  const { tmux, caller, callerPane } = driven;
+  const selected = tools.map((tool) => tool.name);
   const topologyHint = (line: string) => {
     if (isTopologyNotification(line)) mcp.topologyChanged();
     else if (live.hearsViewChange(line)) mcp.viewsChanged();
@@ -134,7 +161,6 @@ async function main(argv: string[]): Promise<void> {
   // listen-only client that also hears pane changes in every session. A
   // change of focus, or a person's client coming or going, changes only the
   // sessions view: it costs a check only while someone is subscribed to it.
-  const control = tmux.transport instanceof ControlTransport ? tmux.transport : undefined;
   const live = new LiveResources(
     new TopologyListener(tmux, topologyHint),
     readsTerminalContent(selected),
@@ -144,13 +170,11 @@ async function main(argv: string[]): Promise<void> {
     settings,
     caller,
     tools,
-    resources: [
-      capabilitiesProvider(() => capabilitiesDocument(settings, tools, facts)),
-      live,
-    ],
+    resources: [capabilitiesProvider(() => capabilitiesDocument(settings, tools, facts)), live],
     instructions: buildInstructions(settings, selected, callerPane),
     prompts: new Prompts(selected, settings),
   });
+  const control = tmux.transport instanceof ControlTransport ? tmux.transport : undefined;
   if (control) {
     control.onNotification(topologyHint);
     // Attach once the client has initialized rather than at the first tool
@@ -159,7 +183,14 @@ async function main(argv: string[]): Promise<void> {
     // attaches it itself.
     mcp.server.oninitialized = () => void control.connect();
   }
+  return mcp;
+}
 
+/**
+ * Serves over stdio until the client goes away (stdin's end) or a stop
+ * signal comes, then cleans up and exits.
+ */
+async function serve(mcp: TmuxMcpServer, tmux: Tmux): Promise<void> {
   let closing = false;
   const shutdown = async () => {
     if (closing) return;
@@ -180,10 +211,30 @@ async function main(argv: string[]): Promise<void> {
   for (const signal of STOP_SIGNALS) Deno.addSignalListener(signal, () => void shutdown());
   mcp.server.onerror = (error) => console.error(`tmux-mcp: ${error.message}`);
   await mcp.server.connect(new DenoStdioTransport());
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { action, notes, settings: given } = readSettings(argv);
+  if (action === "help") return console.log(USAGE);
+  if (action === "version") return console.log(`${SERVER_NAME} ${SERVER_VERSION}`);
+  const { located, settings } = await findTmuxEarly(action, given);
+  const tools = chooseTools(settings);
+  const selected = tools.map((tool) => tool.name);
+  const facts: RuntimeFacts = { tmuxBinary: null, tmuxVersion: null, startedServer: null };
+  if (action === "print-capabilities") {
+    return console.log(JSON.stringify(capabilitiesDocument(settings, tools, facts), null, 2));
+  }
+  if (action === "doctor") {
+    // Loaded only here: the checks and client configurations are no part of serving.
+    const { runDoctor } = await import("./mcp/doctor.ts");
+    Deno.exit(await runDoctor(settings, argv, selected, console.log, notes) ? 0 : 1);
+  }
+  for (const note of notes) console.error(`tmux-mcp: ${note}`);
+  const driven = await driveTmux(settings, located, facts);
+  await serve(buildServer(settings, tools, facts, driven), driven.tmux);
   console.error(
-    `${SERVER_NAME} ${SERVER_VERSION}: driving ${tmux.label} with ${facts.tmuxVersion} (${settings.transport} transport); tools: ${
-      selected.join(",")
-    }`,
+    `${SERVER_NAME} ${SERVER_VERSION}: driving ${driven.tmux.label} with ${facts.tmuxVersion} ` +
+      `(${settings.transport} transport); tools: ${selected.join(",")}`,
   );
 }
 
