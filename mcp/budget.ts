@@ -24,11 +24,28 @@ export interface Content {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** UTF-8 length of `text`. */
+/**
+ * UTF-8 length of `text`, as TextEncoder would encode it (a lone surrogate
+ * becomes U+FFFD, 3 bytes), counted without encoding: results are measured
+ * line by line, and an encoding or a regex per line cost more than the loop.
+ */
 export function utf8Length(text: string): number {
-  // Fast path: ASCII-only strings are their own length.
-  // deno-lint-ignore no-control-regex
-  return /^[\x00-\x7f]*$/.test(text) ? text.length : encoder.encode(text).length;
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) bytes += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && isLowSurrogate(text.charCodeAt(i + 1))) {
+      // A pair: 2 units, 4 bytes.
+      bytes += 2;
+      i++;
+    } else bytes += 2;
+  }
+  return bytes;
+}
+
+function isLowSurrogate(c: number): boolean {
+  return c >= 0xdc00 && c <= 0xdfff;
 }
 
 /**
@@ -60,15 +77,21 @@ export function excerptAround(text: string, start: number, end: number, maxBytes
  * byte budget keeps its end.
  */
 export function budgetLines(lines: readonly string[], maxLines: number, maxBytes: number): Content {
-  const total = lines.reduce((sum, line) => sum + utf8Length(line) + 1, 0);
-  let kept = lines.slice(Math.max(0, lines.length - Math.max(0, maxLines)));
-  let bytes = kept.reduce((sum, line) => sum + utf8Length(line) + 1, 0);
-  let first = 0;
-  while (bytes > maxBytes && first < kept.length - 1) {
-    bytes -= utf8Length(kept[first]) + 1;
+  // Each line is measured once: the sizes of the kept ones are needed again.
+  const sizes = lines.map((line) => utf8Length(line) + 1);
+  const from = Math.max(0, lines.length - Math.max(0, maxLines));
+  let total = 0;
+  let bytes = 0;
+  for (let i = 0; i < sizes.length; i++) {
+    total += sizes[i];
+    if (i >= from) bytes += sizes[i];
+  }
+  let first = from;
+  while (bytes > maxBytes && first < lines.length - 1) {
+    bytes -= sizes[first];
     first++;
   }
-  kept = kept.slice(first);
+  let kept = lines.slice(first);
   if (bytes > maxBytes && kept.length === 1) {
     kept = [keepTailBytes(kept[0], Math.max(0, maxBytes - 1))];
     bytes = utf8Length(kept[0]) + 1;
