@@ -211,6 +211,21 @@ Deno.test("output lines that look like framing stay content", async () => {
   });
 });
 
+Deno.test("output text arrives whole: a leading U+FEFF, characters across chunks", async () => {
+  await withServer(MAIN, async ({ transport }) => {
+    const t = transport();
+    await t.connect();
+    // Long enough to span many reads of the client's output, so that
+    // multi-byte characters straddle chunk boundaries.
+    const long = "é€😀x".repeat(40_000);
+    const value = `\ufeffat the start\nmid\ufeff\n\ufeff\n${long}`;
+    await t.run([["set-option", "-g", "@text", value]]);
+    const [shown] = await t.run([["show-options", "-gv", "@text"]]);
+    // Compared without printing 200 KB on failure.
+    assert(shown === value, `got ${JSON.stringify(shown.slice(0, 40))}… (${shown.length} units)`);
+  });
+});
+
 Deno.test("a lone read reaches tmux as that one command; a chained round trip adds its markers", async () => {
   await withServer(MAIN, async ({ transport, tmux }) => {
     const t = transport();

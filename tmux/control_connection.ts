@@ -12,7 +12,6 @@ import { classifyTmuxFailure, TmuxError } from "./errors.ts";
 import type { RunOptions } from "./transport.ts";
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 /** Default bound of one round trip, as for one-shot processes. */
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -98,7 +97,9 @@ export class ControlClient {
   #blockKey: string | undefined;
   #blockFlags = "";
   #blockLines: string[] = [];
-  #partial: Uint8Array[] = [];
+  #partial = "";
+  /** Keeps a U+FEFF that starts the output or a line: it is text tmux printed. */
+  readonly #decoder = new TextDecoder("utf-8", { ignoreBOM: true });
   #markReady: (attached: boolean) => void = () => {};
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
   readonly #separatorLine: string;
@@ -220,22 +221,28 @@ export class ControlClient {
     await this.child.status;
   }
 
-  /** Splits bytes into lines; a line may span chunks. */
+  /**
+   * Splits the output into lines; a line, or a character, may span chunks.
+   * Decoded a chunk at a time, not a line at a time: a newline byte is never
+   * part of a UTF-8 sequence, so the lines are the same, and a long capture
+   * costs one decode instead of one per row.
+   */
   #feed(chunk: Uint8Array): void {
+    const text = this.#decoder.decode(chunk, { stream: true });
     let start = 0;
-    let nl = chunk.indexOf(10);
-    while (nl !== -1) {
-      let bytes = chunk.subarray(start, nl);
-      if (this.#partial.length > 0) {
-        this.#partial.push(bytes);
-        bytes = concat(this.#partial);
-        this.#partial = [];
-      }
-      this.#line(decoder.decode(bytes));
+    let nl = text.indexOf("\n");
+    if (nl !== -1 && this.#partial !== "") {
+      this.#line(this.#partial + text.slice(0, nl));
+      this.#partial = "";
       start = nl + 1;
-      nl = chunk.indexOf(10, start);
+      nl = text.indexOf("\n", start);
     }
-    if (start < chunk.length) this.#partial.push(chunk.slice(start));
+    while (nl !== -1) {
+      this.#line(text.slice(start, nl));
+      start = nl + 1;
+      nl = text.indexOf("\n", start);
+    }
+    if (start < text.length) this.#partial += text.slice(start);
   }
 
   #line(line: string): void {
@@ -346,14 +353,4 @@ export class ControlClient {
     for (const request of pending) request.settle(error);
     this.onEnd(this);
   }
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }
