@@ -12,8 +12,8 @@
  * @module
  */
 
-import { type Compiled, RUNTIME } from "./pattern_run.ts";
-import { type JoinedLine, joinWrappedRows as joinRows } from "./wrapped.ts";
+import { type Compiled, findLine, RUNTIME, testLine } from "./pattern_run.ts";
+import { joinWrappedRows } from "./wrapped.ts";
 
 /** The deadline passed before matching finished; the worker was ended. */
 export class MatchDeadline extends Error {
@@ -60,6 +60,27 @@ export function matchPane(
   options: MatchOptions,
 ): Promise<{ hits: PaneHit[]; more: boolean }> {
   return run({ kind: "pane", programs: [compiled], pane, ...limits }, options);
+}
+
+/**
+ * Panes whose two captures hold at most this many UTF-16 units in all may be
+ * matched on the calling thread ({@link matchPaneHere}): a message to the
+ * worker and back costs more than matching them, and even the costliest
+ * accepted pattern takes well under 0.1 s over this much text.
+ */
+export const INLINE_UNITS = 64 * 1024;
+
+/**
+ * {@link matchPane} on the calling thread, without deadline: only for a pane
+ * within {@link INLINE_UNITS}, whose matching time the engine's linear bound
+ * keeps short.
+ */
+export function matchPaneHere(
+  compiled: Compiled,
+  pane: PaneText,
+  limits: { limit: number; locateOver: number },
+): { hits: PaneHit[]; more: boolean } {
+  return paneHits(compiled, pane, limits.limit, limits.locateOver);
 }
 
 /**
@@ -174,8 +195,9 @@ function release(): void {
 }
 
 function spawn(): Worker {
+  const functions = [...RUNTIME, joinWrappedRows, paneHits];
   scriptUrl ??= URL.createObjectURL(
-    new Blob([`${[...RUNTIME, joinRows].map(String).join("\n")}\nself.onmessage = ${onJob};\n`], {
+    new Blob([`${functions.map(String).join("\n")}\nself.onmessage = ${onJob};\n`], {
       type: "application/javascript",
     }),
   );
@@ -193,7 +215,8 @@ function park(worker: Worker): void {
 
 /**
  * The worker's message handler. Its source runs inside the worker, next to
- * mcp/pattern_run.ts's functions: it may use those and nothing else.
+ * mcp/pattern_run.ts's functions and those of {@link spawn}: it may use
+ * those and nothing else.
  */
 function onJob(event: MessageEvent<Job>): void {
   const job = event.data;
@@ -206,29 +229,34 @@ function onJob(event: MessageEvent<Job>): void {
     }
     return postMessage(null);
   }
-  const { physical, joined, firstRow } = job.pane;
+  postMessage(paneHits(c[0], job.pane, job.limit, job.locateOver));
+}
+
+/**
+ * The matching lines of a pane (see {@link matchPane}). Runs in the worker
+ * and on the server's thread alike, so it too may use only the functions the
+ * worker's script defines.
+ */
+function paneHits(
+  c: Compiled,
+  pane: PaneText,
+  limit: number,
+  locateOver: number,
+): { hits: PaneHit[]; more: boolean } {
   const hits: PaneHit[] = [];
-  for (const line of joinWrappedRows(physical, joined, firstRow)) {
+  for (const line of joinWrappedRows(pane.physical, pane.joined, pane.firstRow)) {
     // Matched as shown: tmux's -J keeps the spaces a line ends with (a
     // prompt's "$ "), which a plain capture and wait_for_text drop.
     let end = line.text.length;
     while (end > 0 && line.text.charCodeAt(end - 1) === 32) end--;
     const text = line.text.slice(0, end);
-    if (!testLine(c[0], text)) continue;
-    if (hits.length === job.limit) return postMessage({ hits, more: true });
-    hits.push({
-      row: line.row,
-      text,
-      span: text.length > job.locateOver ? findLine(c[0], text) : null,
-    });
+    if (!testLine(c, text)) continue;
+    if (hits.length === limit) return { hits, more: true };
+    hits.push({ row: line.row, text, span: text.length > locateOver ? findLine(c, text) : null });
   }
-  postMessage({ hits, more: false });
+  return { hits, more: false };
 }
 
-// Declared for onJob's type checking only: inside the worker they are the
-// worker's global postMessage and the functions of mcp/pattern_run.ts
-// defined by the same script.
+// Declared for onJob's type checking only: inside the worker it is the
+// worker's global postMessage.
 declare function postMessage(message: unknown): void;
-declare function testLine(c: Compiled, line: string): boolean;
-declare function findLine(c: Compiled, line: string): [number, number] | null;
-declare function joinWrappedRows(physical: string, joined: string, firstRow: number): JoinedLine[];

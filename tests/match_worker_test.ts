@@ -2,7 +2,13 @@
 // and cancellation, and what a pane's search reads back. No tmux needed.
 
 import assert from "node:assert/strict";
-import { closeMatchWorkers, firstMatch, MatchDeadline, matchPane } from "../mcp/match_worker.ts";
+import {
+  closeMatchWorkers,
+  firstMatch,
+  MatchDeadline,
+  matchPane,
+  matchPaneHere,
+} from "../mcp/match_worker.ts";
 import { compilePattern, loadPatternEngine } from "../mcp/pattern.ts";
 
 await loadPatternEngine();
@@ -33,6 +39,27 @@ Deno.test("a pane's lines are joined, trimmed and matched in the worker", async 
     });
     const limited = await matchPane(compiled("a"), pane, { limit: 1, locateOver: 99 }, LONG);
     assert.deepEqual(limited, { hits: [{ row: -2, text: "alpha", span: null }], more: true });
+  } finally {
+    closeMatchWorkers();
+  }
+});
+
+Deno.test("a small pane matched in place reads the same as in the worker", async () => {
+  try {
+    const pane = {
+      physical: ["al", "pha", "", "beta é", "gamma  ", "x".repeat(50), "y"].join("\n"),
+      joined: ["alpha", "", "beta é", "gamma  ", "x".repeat(50) + "y"].join("\n"),
+      firstRow: -3,
+    };
+    for (const pattern of ["a$", "^$", "é", "x{3}y", "a|y", "zzz"]) {
+      for (const limits of [{ limit: 10, locateOver: 3 }, { limit: 1, locateOver: 99 }]) {
+        assert.deepEqual(
+          matchPaneHere(compiled(pattern), pane, limits),
+          await matchPane(compiled(pattern), pane, limits, LONG),
+          `${pattern} ${JSON.stringify(limits)}`,
+        );
+      }
+    }
   } finally {
     closeMatchWorkers();
   }

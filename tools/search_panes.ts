@@ -5,7 +5,14 @@ import { wholeHistoryRead } from "../mcp/history_reads.ts";
 import { excerptAround, utf8Length } from "../mcp/budget.ts";
 import { CUT_MARK } from "../tmux/utf8.ts";
 import { callerPane } from "../mcp/panes.ts";
-import { MatchDeadline, matchPane, type PaneHit, warmMatchWorker } from "../mcp/match_worker.ts";
+import {
+  INLINE_UNITS,
+  MatchDeadline,
+  matchPane,
+  matchPaneHere,
+  type PaneHit,
+  warmMatchWorker,
+} from "../mcp/match_worker.ts";
 import { compilePattern, loadPatternEngine, type Matcher } from "../mcp/pattern.ts";
 import { defineTool, readsTerminal, type ToolContext } from "../mcp/registry.ts";
 import { jsonWireCost, resultBytes, resultOf } from "../mcp/results.ts";
@@ -34,6 +41,13 @@ const MATCH_TEXT_MAX_BYTES = 1024;
 const LOCATE_OVER = Math.floor(MATCH_TEXT_MAX_BYTES / 3);
 /** Matching lines read past maxMatchesPerPane, for those too big for the byte budget. */
 const SPARE_HITS = 64;
+/**
+ * Matching time a call may spend on the server's thread: small panes are
+ * matched in place (a round trip to the worker costs more than matching
+ * them) until this is spent, then in the worker, so that a costly pattern
+ * over many panes holds the thread no longer than this and one pane.
+ */
+const INLINE_MS = 10;
 
 const match = z.object({
   row: z.int().describe("0 is the top visible row; negative rows are history."),
@@ -85,7 +99,9 @@ export const searchPanes = defineTool({
       literal: args.literal,
       ignoreCase: args.ignoreCase,
     });
-    warmMatchWorker();
+    // Histories are what outgrow matching in place: start the worker they
+    // need while tmux reads them.
+    if (args.includeHistory) warmMatchWorker();
     const scope = args.session
       ? { kind: "session" as const, session: args.session }
       : { kind: "all" as const };
@@ -110,6 +126,7 @@ export const searchPanes = defineTool({
       scanned: 0,
       searched: 0,
       deadline: performance.now() + TIME_BUDGET_MS,
+      inlineMs: 0,
       found: [],
       skipped: [],
     };
@@ -168,6 +185,8 @@ interface SearchState {
   scanned: number;
   searched: number;
   deadline: number;
+  /** Time spent matching on the server's thread, against {@link INLINE_MS}. */
+  inlineMs: number;
   found: z.infer<typeof paneMatches>[];
   skipped: Skip[];
 }
@@ -214,13 +233,7 @@ async function searchGroup(
     }
     let found: { hits: PaneHit[]; more: boolean };
     try {
-      // Off the server's thread, ended mid-line at the deadline. Room for
-      // matches the byte budget turns away.
-      const limit = args.maxMatchesPerPane + 1 + SPARE_HITS;
-      found = await matchPane(matcher.compiled, capture, { limit, locateOver: LOCATE_OVER }, {
-        timeoutMs: state.deadline - performance.now(),
-        signal: ctx.signal,
-      });
+      found = await matchCapture(ctx, matcher, capture, args.maxMatchesPerPane, state);
     } catch (error) {
       if (ctx.signal.aborted) return;
       if (!(error instanceof MatchDeadline)) throw error;
@@ -233,6 +246,33 @@ async function searchGroup(
     if (found.more && matches.length < args.maxMatchesPerPane) state.truncated = true;
     if (matches.length > 0) state.found.push(paneEntry(pane, matches));
   }
+}
+
+/**
+ * The matching lines of one pane, with room for matches the byte budget
+ * turns away: in place while the pane is small and the call's in-place time
+ * lasts, else in the worker, which the deadline ends (MatchDeadline).
+ */
+async function matchCapture(
+  ctx: ToolContext,
+  matcher: Matcher,
+  capture: Capture,
+  maxMatches: number,
+  state: SearchState,
+): Promise<{ hits: PaneHit[]; more: boolean }> {
+  const limits = { limit: maxMatches + 1 + SPARE_HITS, locateOver: LOCATE_OVER };
+  if (
+    capture.physical.length + capture.joined.length <= INLINE_UNITS && state.inlineMs < INLINE_MS
+  ) {
+    const began = performance.now();
+    const found = matchPaneHere(matcher.compiled, capture, limits);
+    state.inlineMs += performance.now() - began;
+    return found;
+  }
+  return await matchPane(matcher.compiled, capture, limits, {
+    timeoutMs: state.deadline - performance.now(),
+    signal: ctx.signal,
+  });
 }
 
 /** The matches of one pane that fit the count and byte budgets. */
