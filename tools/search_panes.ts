@@ -45,9 +45,11 @@ const SPARE_HITS = 64;
  * Matching time a call may spend on the server's thread: small panes are
  * matched in place (a round trip to the worker costs more than matching
  * them) until this is spent, then in the worker, so that a costly pattern
- * over many panes holds the thread no longer than this and one pane.
+ * over many panes holds the thread no longer than this and one pane. Wall
+ * time: generous, so that a loaded machine's preemption does not send a
+ * small search to the worker (whose start costs far more).
  */
-const INLINE_MS = 10;
+const INLINE_MS = 50;
 
 const match = z.object({
   row: z.int().describe("0 is the top visible row; negative rows are history."),
@@ -338,6 +340,7 @@ async function captureGroup(
   const range = includeHistory ? ["-S", "-"] : [];
   // The history's length matters only when the captures hold the history.
   const perPane = includeHistory ? 3 : 2;
+  const keepSpaces = keepTrailingSpacesFlags(tmux.version);
   try {
     const read = () =>
       tmux.run(
@@ -345,7 +348,7 @@ async function captureGroup(
           [
             "capture-pane",
             "-p",
-            ...keepTrailingSpacesFlags(tmux.version),
+            ...keepSpaces,
             "-t",
             pane.paneId,
             ...range,
