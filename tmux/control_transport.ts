@@ -102,10 +102,14 @@ const PROCESS_ONLY = new Set([
 
 /** True when a round trip has to run as its own tmux process. */
 function needsOwnProcess(commands: string[][]): boolean {
-  return commands.some(([name, ...args]) => {
+  // Indexed, not destructured: a rest pattern would copy every command's arguments.
+  return commands.some((command) => {
+    const name = command[0];
     if (!PROCESS_ONLY.has(name)) return false;
     // `if-shell -F` only evaluates a format: no shell, no waiting.
-    if (name === "if-shell" || name === "if") return !args.some((a) => /^-[A-Za-z]*F/.test(a));
+    if (name === "if-shell" || name === "if") {
+      return !command.slice(1).some((a) => /^-[A-Za-z]*F/.test(a));
+    }
     return true;
   });
 }
