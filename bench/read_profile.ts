@@ -1,0 +1,136 @@
+/**
+ * Server CPU time per call of the read tools (from /proc/PID/stat, immune to
+ * other processes' load) and client-side latency, one server per operation so
+ * that a CPU profile (`--profile DIR`: the server runs with `--cpu-prof`) holds
+ * that operation alone. The topology is tools_bench.ts's: 4 sessions × 4
+ * windows × 2 panes, one pane with 2,000 lines of history.
+ *
+ * Usage: deno run -A bench/read_profile.ts [--profile DIR] [--calls N] [operation...]
+ *
+ * @module
+ */
+
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { START_FIXTURE_SERVER, startServer, TmuxFixture } from "../tests/harness.ts";
+import { median, quantile } from "./stats.ts";
+
+const HISTORY_LINES = 2000;
+const WARMUP = 300;
+
+type Args = (pane: string, panes: string[], i: number) => Record<string, unknown>;
+const OPERATIONS: Record<string, [string, Args]> = {
+  list_panes: ["list_panes", () => ({})],
+  get_pane_info: ["get_pane_info", (_, panes, i) => ({ paneId: panes[i % panes.length] })],
+  capture_screen: ["capture_pane", (pane) => ({ paneId: pane })],
+  capture_history: [
+    "capture_pane",
+    (pane) => ({ paneId: pane, includeHistory: true, maxLines: HISTORY_LINES }),
+  ],
+  snapshot_pane: ["snapshot_pane", (_, panes, i) => ({ paneId: panes[i % panes.length] })],
+  search_screen: ["search_panes", () => ({ pattern: "line 2\\d\\d" })],
+  search_history: ["search_panes", () => ({ pattern: "line 3\\d\\d", includeHistory: true })],
+};
+
+async function cpuTicks(pid: number): Promise<number> {
+  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(fields[11]) + Number(fields[12]); // utime + stime
+}
+
+async function topology(fixture: TmuxFixture): Promise<string[]> {
+  const args = [...START_FIXTURE_SERVER, ";", "set-option", "-g", "history-limit", "10000"];
+  for (let s = 0; s < 4; s++) {
+    args.push(";", "new-session", "-d", "-s", `bench${s}`, "-x", "160", "-y", "48");
+    for (let w = 1; w < 4; w++) args.push(";", "new-window", "-d", "-t", `=bench${s}:`);
+    for (let w = 0; w < 4; w++) args.push(";", "split-window", "-d", "-t", `=bench${s}:${w}`);
+  }
+  await fixture.tmux(...args);
+  const panes = (await fixture.tmux("list-panes", "-a", "-F", "#{pane_id}")).split("\n");
+  await fixture.runInPane(panes[0], `seq -f 'history line %g' 1 ${HISTORY_LINES + 48}`);
+  return panes;
+}
+
+/** One server under test: this tree's, or another checkout's (`--base DIR`) for an A/B run. */
+interface Subject {
+  label: string;
+  start: typeof startServer;
+}
+
+async function subjects(base: string | undefined): Promise<Subject[]> {
+  const list: Subject[] = [{ label: "this tree", start: startServer }];
+  if (base) {
+    const harness = await import(`${base}/tests/harness.ts`);
+    list.unshift({ label: base, start: harness.startServer });
+  }
+  return list;
+}
+
+/** Blocks of calls alternate between the subjects, so both see the same machine load. */
+const ROUNDS = 10;
+
+async function main() {
+  const flags: Record<string, string> = {};
+  const named: string[] = [];
+  for (let i = 0; i < Deno.args.length; i++) {
+    if (Deno.args[i].startsWith("--")) flags[Deno.args[i].slice(2)] = Deno.args[++i];
+    else named.push(Deno.args[i]);
+  }
+  const calls = Number(flags.calls ?? 1000);
+  const ops = named.length > 0 ? named : Object.keys(OPERATIONS);
+  const hz = 100;
+  const fixture = await TmuxFixture.empty();
+  try {
+    const panes = await topology(fixture);
+    const who = await subjects(flags.base);
+    console.log(`load: ${(await Deno.readTextFile("/proc/loadavg")).split(" ").slice(0, 3)}`);
+    console.log("| operation | server | server CPU ms/call | p50 ms | p95 ms | result bytes |");
+    console.log("| --- | --- | --- | --- | --- | --- |");
+    for (const op of ops) {
+      const [tool, args] = OPERATIONS[op];
+      const denoFlags = flags.profile
+        ? ["--cpu-prof", `--cpu-prof-dir=${flags.profile}`, `--cpu-prof-name=${op}.cpuprofile`]
+        : [];
+      const runs = [];
+      for (const subject of who) {
+        const session = await subject.start(fixture.socketPath, { denoFlags });
+        runs.push({ subject, session, pid: session.transport.pid!, cpu: 0, times: [] as number[] });
+      }
+      let bytes = 0;
+      const call = async (session: Awaited<ReturnType<typeof startServer>>, i: number) => {
+        const r = await session.client.callTool({
+          name: tool,
+          arguments: args(panes[0], panes, i),
+        }) as CallToolResult;
+        if (r.isError) throw new Error(`${op}: ${JSON.stringify(r.content)}`);
+        bytes = JSON.stringify(r).length;
+      };
+      for (const run of runs) for (let i = 0; i < WARMUP; i++) await call(run.session, i);
+      const block = Math.ceil(calls / ROUNDS);
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const run of runs) {
+          const before = await cpuTicks(run.pid);
+          for (let i = 0; i < block; i++) {
+            const began = performance.now();
+            await call(run.session, i);
+            run.times.push(performance.now() - began);
+          }
+          run.cpu += (await cpuTicks(run.pid)) - before;
+        }
+      }
+      for (const run of runs) {
+        await run.session.close();
+        console.log(
+          `| ${op} | ${run.subject.label} | ${
+            (run.cpu * 1000 / hz / run.times.length).toFixed(3)
+          } | ${median(run.times).toFixed(2)} | ${
+            quantile(run.times, 0.95).toFixed(2)
+          } | ${bytes} |`,
+        );
+      }
+    }
+  } finally {
+    await fixture.close();
+  }
+}
+
+await main();
