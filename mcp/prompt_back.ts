@@ -20,7 +20,12 @@ import type { ToolContext } from "./registry.ts";
 
 /** How long a shell may take to draw its prompt after a run. */
 export const PROMPT_GRACE_MS = 1_500;
-/** How often the cursor is read meanwhile (one small round trip each). */
+/**
+ * The first and the longest pause between reads of the cursor (one small
+ * round trip each): a shell whose prompt is a plain PS1 draws it within a
+ * millisecond or two of the frame's end, so the pauses start short and double.
+ */
+const FIRST_POLL_MS = 1;
 const PROMPT_POLL_MS = 10;
 /** Shells (socket, pane, pid) whose prompt did not move the cursor in time. */
 const promptless = new Set<string>();
@@ -37,6 +42,7 @@ export async function promptBack(ctx: ToolContext, paneId: string): Promise<void
   const format = "#{cursor_x} #{pane_in_mode} #{alternate_on} #{pane_dead} #{pane_pid}";
   const deadline = performance.now() + PROMPT_GRACE_MS;
   let key: string | undefined;
+  let pause = FIRST_POLL_MS;
   while (!ctx.signal.aborted) {
     let read: string;
     try {
@@ -55,6 +61,7 @@ export async function promptBack(ctx: ToolContext, paneId: string): Promise<void
       promptless.add(key);
       return;
     }
-    await new Promise((resolve) => setTimeout(resolve, PROMPT_POLL_MS));
+    await new Promise((resolve) => setTimeout(resolve, pause));
+    pause = Math.min(pause * 2, PROMPT_POLL_MS);
   }
 }
