@@ -16,10 +16,11 @@ import {
   parseFrameStatus,
   widenOutput,
 } from "./shell_frame.ts";
-import { readBuffer } from "../tmux/buffer_read.ts";
+import { appendCanary, readAppended, readBuffer } from "../tmux/buffer_read.ts";
 import { TmuxError } from "../tmux/errors.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { HISTORY_READ_TIMEOUT_MS } from "../tmux/transport.ts";
+import { checkServer, SERVER_PID } from "../tmux/wait_for.ts";
 
 /** How a run's wait ended. */
 export const OUTCOMES = ["completed", "timed_out", "pane_exited", "cancelled"] as const;
@@ -39,13 +40,18 @@ function bufferLines(data: string): string[] {
   return splitCapture(data.endsWith("\n") ? data.slice(0, -1) : data);
 }
 
-/** Reads the status and output of a run that ended its wait with `outcome`. */
+/**
+ * Reads the status and output of a run that ended its wait with `outcome`;
+ * with `serverPid`, first checks that the server is still the one whose
+ * pid that is (a wait that did not check it itself).
+ */
 export async function collect(
   ctx: ToolContext,
   paneId: string,
   frame: Frame,
   outcome: Outcome,
   fromScreen = true,
+  serverPid?: string,
 ): Promise<Collected> {
   const none = { exitStatus: null, lines: [], outputIncomplete: false };
   if (outcome === "cancelled") {
@@ -63,7 +69,11 @@ export async function collect(
   let rows: string | null;
   let screen: string;
   try {
-    [status, rows, screen] = await readEnd(ctx, target, frame, outcome === "timed_out", fromScreen);
+    [status, rows, screen] = await readEnd(ctx, target, frame, {
+      keep: outcome === "timed_out",
+      fromScreen,
+      serverPid,
+    });
   } catch (error) {
     if (outcome === "pane_exited" && error instanceof TmuxError) return { outcome, ...none };
     throw error;
@@ -137,18 +147,36 @@ async function readEnd(
   ctx: ToolContext,
   target: string,
   frame: Frame,
-  keep: boolean,
-  fromScreen: boolean,
+  { keep, fromScreen, serverPid }: { keep: boolean; fromScreen: boolean; serverPid?: string },
 ): Promise<[string, string | null, string]> {
-  const [status] = await ctx.tmux.run([
-    ["show-options", "-pqv", "-t", target, frame.statusOption],
-    ["set-option", "-pu", "-t", target, frame.statusOption],
-  ]);
+  const pid = serverPid === undefined ? [] : [SERVER_PID];
+  // The buffer's tail goes on in the same round trip; a run that is not
+  // kept has its buffer dropped below (and the frame, ended, makes none).
+  const canary = keep ? [] : [appendCanary(frame.outputBuffer)];
+  let answers: string[];
+  try {
+    answers = await ctx.tmux.run([
+      ...pid,
+      ["show-options", "-pqv", "-t", target, frame.statusOption],
+      ["set-option", "-pu", "-t", target, frame.statusOption],
+      ...canary,
+    ]);
+  } catch (error) {
+    // A pane missing from a server that replaced the one waited on: say so.
+    if (serverPid !== undefined && error instanceof TmuxError) {
+      const [now] = await ctx.tmux.run([SERVER_PID]).catch(() => [null]);
+      checkServer(ctx.tmux, serverPid, now);
+    }
+    throw error;
+  }
+  if (serverPid !== undefined) checkServer(ctx.tmux, serverPid, answers[0]);
+  const status = answers[pid.length];
   // A run kept for a later call stores its result when it ends; else nothing.
   const after = keep ? [] : dropRows(target, frame);
   // The frame stores the cursor only in the command that copies the rows.
   if (parseFrameStatus(status).end !== null) {
-    const rows = await readBuffer(ctx.tmux, frame.outputBuffer).catch(() => null);
+    const read = keep ? readBuffer : readAppended;
+    const rows = await read(ctx.tmux, frame.outputBuffer).catch(() => null);
     await ctx.tmux.run(dropRows(target, frame));
     if (rows !== null) return [status, rows, ""];
   }

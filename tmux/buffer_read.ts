@@ -54,11 +54,25 @@ export function unvis(text: string): string {
 }
 
 /**
+ * The command that appends the known tail to buffer `name` (creating it when
+ * there is none), for {@link readAppended}; a caller may send it along with
+ * commands of its own.
+ */
+export function appendCanary(name: string): string[] {
+  return ["set-buffer", "-a", "-b", name, "--", CANARY];
+}
+
+/**
  * The text of buffer `name` (which must exist), exactly as stored. The
  * buffer keeps the appended tail: delete it afterwards.
  */
 export async function readBuffer(tmux: Tmux, name: string): Promise<string> {
-  await tmux.run([["set-buffer", "-a", "-b", name, "--", CANARY]]);
+  await tmux.run([appendCanary(name)]);
+  return await readAppended(tmux, name);
+}
+
+/** {@link readBuffer} of a buffer that {@link appendCanary} appended to. */
+export async function readAppended(tmux: Tmux, name: string): Promise<string> {
   // Alone: a tmux process fails to print a buffer after another command.
   const shown = await tmux.one(["show-buffer", "-b", name]);
   const text = shown.replace(/\n$/, "");

@@ -28,6 +28,13 @@ export interface WaitOptions {
    * no one else waits on: the signal would wake them too.
    */
   release?: boolean;
+  /** The server's `#{pid}`, read by the caller right before: saves reading it here. */
+  serverPid?: string;
+  /**
+   * False: a signal resolves "signalled" without reading the server's pid
+   * again; the caller compares it in its next round trip ({@link checkServer}).
+   */
+  confirm?: boolean;
 }
 
 /** How long a released waiter may take to leave before it is killed. */
@@ -86,7 +93,7 @@ async function waitOnce(
 ): Promise<"signalled" | "timeout"> {
   // The server's pid before and after tells a signal from a server that
   // exited (or was replaced) during the wait.
-  const before = await serverPid(tmux);
+  const before = options.serverPid ?? await serverPid(tmux);
   if (options.signal?.aborted) throw cancelledWait();
   const kill = new AbortController();
   let ended: "timeout" | "cancelled" | undefined;
@@ -126,6 +133,7 @@ async function waitOnce(
   if (ended === "cancelled") throw cancelledWait();
   if (ended === "timeout") return "timeout";
   if (code !== 0) throw classifyTmuxFailure(new TextDecoder().decode(stderr), tmux.label);
+  if (options.confirm === false) return "signalled";
   let after: string | null;
   try {
     after = await serverPid(tmux);
@@ -133,18 +141,29 @@ async function waitOnce(
     if (!(error instanceof TmuxError)) throw error;
     after = null;
   }
-  if (after !== before) {
-    throw new TmuxError(
-      "no_server",
-      `the tmux server on ${tmux.label} exited during the wait`,
-      "Start tmux again (create_session) and repeat what was being waited for.",
-    );
-  }
+  checkServer(tmux, before, after);
   return "signalled";
 }
 
+/** The command that prints the server's pid, for {@link WaitOptions.serverPid} and {@link checkServer}. */
+export const SERVER_PID: string[] = ["display-message", "-p", "#{pid}"];
+
+/**
+ * Throws when the server's pid read after a wait (`after`, null when none
+ * answered) is not the one read before it: the server exited (or was
+ * replaced) during the wait, and the signal came from no run of it.
+ */
+export function checkServer(tmux: Tmux, before: string, after: string | null): void {
+  if (after === before) return;
+  throw new TmuxError(
+    "no_server",
+    `the tmux server on ${tmux.label} exited during the wait`,
+    "Start tmux again (create_session) and repeat what was being waited for.",
+  );
+}
+
 function serverPid(tmux: Tmux): Promise<string> {
-  return tmux.one(["display-message", "-p", "#{pid}"]);
+  return tmux.one(SERVER_PID);
 }
 
 function cancelledWait(): TmuxError {

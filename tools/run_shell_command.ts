@@ -27,7 +27,7 @@ import { chunkText } from "../tmux/chunks.ts";
 import { TmuxError } from "../tmux/errors.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { paneLineCommand } from "../tmux/views.ts";
-import { waitForChannel } from "../tmux/wait_for.ts";
+import { SERVER_PID, waitForChannel } from "../tmux/wait_for.ts";
 
 /** A run's id, as {@link buildFrame} makes it. */
 const RUN_ID = /^[0-9a-z]{6}$/;
@@ -163,28 +163,30 @@ async function run(args: RunArgs & { command: string }, ctx: ToolContext) {
     throw new ToolError("the command contains a NUL character", "Remove it and try again.");
   }
   const started = performance.now();
-  const [frame, owner] = await typeWhenAtPrompt(ctx, args, newRunId());
+  const [frame, owner, serverPid] = await typeWhenAtPrompt(ctx, args, newRunId());
   const typed = { id: frame.id, label: ctx.tmux.label, paneId: args.paneId, owner, frame };
-  return await waitAndCollect(ctx, { ...typed, startedAt: started }, args);
+  return await waitAndCollect(ctx, { ...typed, startedAt: started }, args, serverPid);
 }
 
 /**
  * Types the run's line once the pane's shell waits at its prompt, looking
  * again for a moment while it does not (a new pane's start-up files, an
- * earlier run that is ending, a prompt hook); resolves with the frame typed.
+ * earlier run that is ending, a prompt hook); resolves with the frame
+ * typed, the shell's pid and the server's pid read before the line.
  */
 async function typeWhenAtPrompt(
   ctx: ToolContext,
   args: RunArgs & { command: string },
   id: string,
-): Promise<[Frame, string]> {
+): Promise<[Frame, string, string]> {
   const target = paneTarget(args.paneId);
   const socketPath = await ctx.tmux.socketPath();
   const deadline = performance.now() + PROMPT_GRACE_MS;
   let pause = 2;
   for (;;) {
-    const [pane, [options]] = await checkInputTargetWith(ctx, args.paneId, [
+    const [pane, [options, serverPid]] = await checkInputTargetWith(ctx, args.paneId, [
       ["show-options", "-p", "-t", target],
+      SERVER_PID,
     ]);
     const kind = shellKind(pane.currentCommand);
     const owner = String(pane.pid ?? "");
@@ -205,7 +207,7 @@ async function typeWhenAtPrompt(
       );
       await typeLine(ctx, args.paneId, frame, { owner, command: pane.currentCommand ?? "" });
       await settleEarlier(ctx, args.paneId, owner, frame.id, earlier);
-      return [frame, owner];
+      return [frame, owner, serverPid];
     } catch (error) {
       const retry = error instanceof NotAtPrompt || (kind === null && error instanceof ToolError);
       if (!retry || performance.now() >= deadline || ctx.signal.aborted) {
@@ -287,8 +289,14 @@ async function settleEarlier(
 /**
  * Waits for `run` within this call's timeout and reads its result; a run
  * that outlives the call is kept for a later call with its runId.
+ * `serverPid`, read before the line was typed, saves reading it around the wait.
  */
-async function waitAndCollect(ctx: ToolContext, run: KeptRun<Frame>, args: WaitArgs) {
+async function waitAndCollect(
+  ctx: ToolContext,
+  run: KeptRun<Frame>,
+  args: WaitArgs,
+  serverPid?: string,
+) {
   const ceiling = ctx.settings.waitMaxSeconds;
   const effective = Math.min(args.timeoutSeconds ?? ceiling, ceiling);
   const since = (at: number) => Math.round(at - run.startedAt) / 1000;
@@ -297,10 +305,10 @@ async function waitAndCollect(ctx: ToolContext, run: KeptRun<Frame>, args: WaitA
     `running in ${run.paneId}`,
     since(performance.now()),
     effective,
-    () => waitForRun(ctx, run.paneId, run.frame.channel, effective * 1000),
+    () => waitForRun(ctx, run.paneId, run.frame.channel, effective * 1000, serverPid),
   );
   const elapsedSeconds = since(performance.now());
-  const result = await collect(ctx, run.paneId, run.frame, outcome);
+  const result = await collect(ctx, run.paneId, run.frame, outcome, true, serverPid);
   // The next line typed (or cursor taken) must find the prompt drawn.
   if (result.outcome === "completed") await promptBack(ctx, run.paneId);
   const stillRunning = result.outcome === "timed_out" || result.outcome === "cancelled";
@@ -433,12 +441,16 @@ async function settleKept(
   }
 }
 
-/** Waits for the run's channel while checking that the pane lives on. */
+/**
+ * Waits for the run's channel while checking that the pane lives on. With
+ * `serverPid`, the wait does not read the server's pid: {@link collect} checks it.
+ */
 async function waitForRun(
   ctx: ToolContext,
   paneId: string,
   channel: string,
   timeoutMs: number,
+  serverPid?: string,
 ): Promise<Outcome> {
   const paneGone = new AbortController();
   let checking = true;
@@ -466,6 +478,8 @@ async function waitForRun(
       // The channel is this run's alone. A killed waiter would stay in tmux
       // and swallow the shell's later signal.
       release: true,
+      serverPid,
+      confirm: serverPid === undefined,
     });
     return state === "signalled" ? "completed" : "timed_out";
   } catch (error) {
