@@ -25,16 +25,17 @@ export function quoteArgument(arg: string): string {
   }
   // deno-lint-ignore no-control-regex
   if (!/['\x01-\x1f\x7f]/.test(arg)) return `'${arg}'`;
-  let out = '"';
-  for (const ch of arg) {
-    const code = ch.charCodeAt(0);
-    if (ch === "\\" || ch === '"' || ch === "$") out += `\\${ch}`;
-    // A leading ~ is expanded to a home directory even inside double quotes.
-    else if (ch === "~") out += "\\176";
-    else if (code < 0x20 || code === 0x7f) out += `\\${code.toString(8).padStart(3, "0")}`;
-    else out += ch;
-  }
-  return `${out}"`;
+  // One replace, not a loop over characters: guards nest command lists
+  // several levels deep, and each level quotes the whole of the one inside.
+  // deno-lint-ignore no-control-regex
+  return `"${arg.replace(/[\\"$~\x00-\x1f\x7f]/g, escapeInDoubleQuotes)}"`;
+}
+
+function escapeInDoubleQuotes(ch: string): string {
+  if (ch === "\\" || ch === '"' || ch === "$") return `\\${ch}`;
+  // A leading ~ is expanded to a home directory even inside double quotes.
+  if (ch === "~") return "\\176";
+  return `\\${ch.charCodeAt(0).toString(8).padStart(3, "0")}`;
 }
 
 /** One command as tmux's parser reads it: every argument quoted by {@link quoteArgument}. */
