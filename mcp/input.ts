@@ -320,11 +320,16 @@ export async function sendInput(
     ];
     return runIf(target, "#{alternate_on}", otherwise, [atShell]);
   };
-  const head = longestFitting(
+  // Most input fits whole: the guard is built (and measured) once then.
+  // Input larger than a round trip by itself is never built whole.
+  const small = input.reduce((sum, command) => sum + commandBytes(command), 0) <= ROUND_TRIP_BYTES;
+  const whole = small ? guard(input.length) : undefined;
+  const fitsWhole = whole !== undefined && commandBytes(whole) <= ROUND_TRIP_BYTES;
+  const head = fitsWhole ? input.length : longestFitting(
     input.length,
     (count) => commandBytes(guard(count)) <= ROUND_TRIP_BYTES,
   );
-  const guarded = head > 0 ? guard(head) : undefined;
+  const guarded = fitsWhole ? whole : head > 0 ? guard(head) : undefined;
   if (!guarded) {
     // Not even the first command fits inside the guard: check, then send.
     if (atPrompt) throw new ToolError("the command line is too long", "Shorten it.");
