@@ -30,6 +30,10 @@ const C_ESCAPES: Record<string, string> = {
 /** Undoes tmux's visible form of buffer text (C-style and octal escapes). */
 export function unvis(text: string): string {
   if (!text.includes("\\")) return text;
+  // Without octal escapes no byte needs joining into a character: one replace does.
+  if (!/\\[0-7]{3}/.test(text)) {
+    return text.replace(/\\(.)/gsu, (_, code) => C_ESCAPES[code] ?? code);
+  }
   const encoder = new TextEncoder();
   const parts: Uint8Array[] = [];
   let last = 0;

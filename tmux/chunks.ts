@@ -27,6 +27,8 @@ const encoder = new TextEncoder();
 
 /** Cuts `text` into pieces of at most `maxBytes` UTF-8 bytes, never inside a character. */
 export function chunkText(text: string, maxBytes = CHUNK_BYTES): string[] {
+  // A UTF-16 code unit is at most 3 UTF-8 bytes: short text is one chunk.
+  if (text.length * 3 <= maxBytes) return [text];
   const chunks: string[] = [];
   let current = "";
   let size = 0;
