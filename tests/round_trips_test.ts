@@ -118,3 +118,34 @@ Deno.test("round trips per call: one for every tool with nothing to look up firs
     await fx.close();
   }
 });
+
+Deno.test("round trips per call: run_shell_command in a warm pane (process mode, counted)", async () => {
+  const fx = await TmuxFixture.start();
+  try {
+    const pane = await fx.shellPane();
+    const counter = await countingTmux(fx.dir);
+    const s = await startServer(fx.socketPath, {
+      args: ["--transport", "process", "--tmux", counter.binary],
+      denoFlags: [`--allow-run=${counter.binary}`],
+    });
+    try {
+      for (let run = 0; run < 4; run++) {
+        await counter.reset();
+        await s.ok("run_shell_command", { paneId: pane, command: "printf ok" });
+        // Looks for the prompt after the run and at the pane during the
+        // wait depend on how fast the shell is: not counted.
+        const started = (await counter.started()).filter((line) =>
+          !/display-message -p -t \S+ #\{cursor_x\} /.test(line) && !line.endsWith(" #{pane_dead}")
+        );
+        // The pane and the server's pid; the guarded line; the earlier runs'
+        // marks; the waiter; the frame's report; the status (with the pid
+        // and the buffer's tail); the output buffer; dropping it.
+        if (run > 0) assertEquals(started.length, 8, started.join(" | "));
+      }
+    } finally {
+      await s.close();
+    }
+  } finally {
+    await fx.close();
+  }
+});
