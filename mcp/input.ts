@@ -8,7 +8,8 @@
  * @module
  */
 
-import { commandBytes, ROUND_TRIP_BYTES, runBounded } from "../tmux/chunks.ts";
+import { commandBytes, ROUND_TRIP_BYTES } from "../tmux/chunks.ts";
+import { runBounded } from "../tmux/client.ts";
 import { anyPaneWhere, commandList, runIf } from "../tmux/guard.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { noSuch } from "../tmux/errors.ts";

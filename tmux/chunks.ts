@@ -8,9 +8,6 @@
  * @module
  */
 
-import type { Tmux } from "./client.ts";
-import type { RunOptions } from "./transport.ts";
-
 /** Bytes of arguments one round trip may carry (below the ~16 KB message limit). */
 export const ROUND_TRIP_BYTES = 12_000;
 
@@ -49,28 +46,4 @@ export function chunkText(text: string, maxBytes = CHUNK_BYTES): string[] {
 /** Bytes `command` takes in a round trip (its arguments, NUL-separated). */
 export function commandBytes(command: readonly string[]): number {
   return command.reduce((sum, arg) => sum + encoder.encode(arg).length + 1, 0);
-}
-
-/**
- * Runs `commands` in order, grouped into as few round trips as the size limit
- * allows. Atomic only within a group; a failure stops the commands after it.
- */
-export async function runBounded(
-  tmux: Tmux,
-  commands: string[][],
-  options?: RunOptions,
-): Promise<void> {
-  let group: string[][] = [];
-  let size = 0;
-  for (const command of commands) {
-    const n = commandBytes(command);
-    if (group.length > 0 && size + n > ROUND_TRIP_BYTES) {
-      await tmux.run(group, options);
-      group = [];
-      size = 0;
-    }
-    group.push(command);
-    size += n;
-  }
-  if (group.length > 0) await tmux.run(group, options);
 }

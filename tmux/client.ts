@@ -5,6 +5,7 @@
  * @module
  */
 
+import { commandBytes, ROUND_TRIP_BYTES } from "./chunks.ts";
 import { beginLoudCommands, quietCommands, rereadable } from "./control_client.ts";
 import { ControlTransport } from "./control_transport.ts";
 import { TmuxError } from "./errors.ts";
@@ -154,4 +155,28 @@ export class Tmux {
   close(): Promise<void> {
     return this.transport.close();
   }
+}
+
+/**
+ * Runs `commands` in order, grouped into as few round trips as the size limit
+ * allows. Atomic only within a group; a failure stops the commands after it.
+ */
+export async function runBounded(
+  tmux: Tmux,
+  commands: string[][],
+  options?: RunOptions,
+): Promise<void> {
+  let group: string[][] = [];
+  let size = 0;
+  for (const command of commands) {
+    const n = commandBytes(command);
+    if (group.length > 0 && size + n > ROUND_TRIP_BYTES) {
+      await tmux.run(group, options);
+      group = [];
+      size = 0;
+    }
+    group.push(command);
+    size += n;
+  }
+  if (group.length > 0) await tmux.run(group, options);
 }
