@@ -8,7 +8,7 @@
  */
 
 import { CATALOG, readsTerminalContent } from "./mcp/catalog.ts";
-import { nestable, READ_BATCH } from "./tools/call_read_tools_batch.ts";
+import { nestable, READ_BATCH } from "./mcp/catalog.ts";
 import {
   capabilitiesDocument,
   capabilitiesProvider,

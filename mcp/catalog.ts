@@ -52,6 +52,9 @@ import { killPane } from "../tools/kill_pane.ts";
 import { killWindow } from "../tools/kill_window.ts";
 import { killSession } from "../tools/kill_session.ts";
 
+/** What start-up needs to check a selection that keeps the batch tool. */
+export { nestable, READ_BATCH } from "../tools/call_read_tools_batch.ts";
+
 /** All implemented tools, in the contract's order within each toolset. */
 export const CATALOG: readonly AnyTool[] = [
   // inspect
