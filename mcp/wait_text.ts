@@ -229,188 +229,144 @@ async function serverGone(tmux: ToolContext["tmux"]): Promise<TmuxError | undefi
 
 /** Waits as `request` says; never leaves a process behind, whatever ends it. */
 export async function waitForText(ctx: ToolContext, request: WaitRequest): Promise<WaitResult> {
-  const began = performance.now();
-  const deadline = began + request.timeoutMs;
-  const { tmux, signal } = ctx;
-  const tail = new Tail(ctx.settings.maxLines);
-  // The entry read and arming the watch run together: the first look after
-  // both covers anything printed in between, whichever finished first.
-  const [entry, armed] = await Promise.allSettled([
-    readSnapshot(tmux, request.paneId, (s) => neededFrom(undefined, s), {
-      signal,
-      wraps: true,
-    }),
-    FollowingWatch.start(tmux, request.paneId, { signal }),
-  ]);
-  if (entry.status === "rejected") {
-    if (armed.status === "fulfilled") void armed.value.close();
-    throw entry.reason;
-  }
-  if (armed.status === "rejected") throw armed.reason;
-  const watch = armed.value;
-  let snap: Snapshot = entry.value;
-  const top = snap.state.historySize;
-  // Output read before the deadline still gets a moment to be matched.
-  const matchOptions = () => ({
-    timeoutMs: Math.max(deadline - performance.now(), MIN_MATCH_MS),
-    signal,
-  });
-  let presentAtEntry: boolean;
+  const wait = new TextWait(ctx, request);
+  await wait.enter();
   try {
-    presentAtEntry = request.patterns.length > 0
-      ? await firstMatch(
-        request.patterns.map((p) => p.compiled),
-        logicalLines(snap, top, top + snap.state.height),
-        matchOptions(),
-      ) !== null
-      : snap.rows.slice(top - snap.first).some((row) => row.trim() !== "");
-  } catch (error) {
-    // Out of time (or cancelled) already: the loop below ends the wait.
-    if (!(error instanceof MatchDeadline) && !signal.aborted) {
-      await watch.close();
-      throw error;
-    }
-    presentAtEntry = false;
+    return await wait.run();
+  } finally {
+    // The watcher's client leaves in the background (stdin closed, killed if
+    // it lingers, reaped): the answer does not wait for a process to exit.
+    void wait.watch.close();
   }
-  if (request.since) {
-    try {
-      refuseRestarted(request.since, snap.state, WITHOUT_CURSOR);
-    } catch (error) {
-      await watch.close();
-      throw error;
-    }
-  }
-  // With a cursor the first look tests what the pane wrote since it, also
-  // before this call began.
-  let mark: CursorState = request.since ?? markOf(snap);
-  // Keys sent after the cursor are echoed onto its row (the command line
-  // typed at a prompt): that line holds the pattern of a wait for what the
-  // command will print, and matched it at once. Without a cursor the echo
-  // came before the call, and a row completed during the wait counts.
-  let typed = request.since ? typedRowOf(request.since) : undefined;
+}
 
-  const finish = (
+/** A delta that carries rows: the pane could be compared with the mark. */
+type RowsDelta = Exclude<Delta, { kind: "need-history" }>;
+
+/** The state of one wait, from the entry read to the outcome. */
+class TextWait {
+  readonly began = performance.now();
+  readonly deadline: number;
+  readonly tail: Tail;
+  watch!: FollowingWatch;
+  /** The pane as last read. */
+  snap!: Snapshot;
+  presentAtEntry = false;
+  /** Where the next look starts: the cursor given, else the entry read. */
+  mark!: CursorState;
+  /**
+   * Keys sent after the cursor are echoed onto its row (the command line
+   * typed at a prompt): that line holds the pattern of a wait for what the
+   * command will print, and matched it at once. Without a cursor the echo
+   * came before the call, and a row completed during the wait counts.
+   */
+  typed: TypedRow | undefined;
+  lastProgress = 0;
+
+  constructor(readonly ctx: ToolContext, readonly request: WaitRequest) {
+    this.deadline = this.began + request.timeoutMs;
+    this.tail = new Tail(ctx.settings.maxLines);
+  }
+
+  /**
+   * Reads the pane, arms the watch and checks the entry state. On failure
+   * nothing is left armed.
+   */
+  async enter(): Promise<void> {
+    const { tmux, signal } = this.ctx;
+    // The entry read and arming the watch run together: the first look after
+    // both covers anything printed in between, whichever finished first.
+    const [entry, armed] = await Promise.allSettled([
+      readSnapshot(tmux, this.request.paneId, (s) => neededFrom(undefined, s), {
+        signal,
+        wraps: true,
+      }),
+      FollowingWatch.start(tmux, this.request.paneId, { signal }),
+    ]);
+    if (entry.status === "rejected") {
+      if (armed.status === "fulfilled") void armed.value.close();
+      throw entry.reason;
+    }
+    if (armed.status === "rejected") throw armed.reason;
+    this.watch = armed.value;
+    this.snap = entry.value;
+    this.presentAtEntry = await this.#presentAtEntry();
+    const since = this.request.since;
+    if (since) {
+      try {
+        refuseRestarted(since, this.snap.state, WITHOUT_CURSOR);
+      } catch (error) {
+        await this.watch.close();
+        throw error;
+      }
+    }
+    // With a cursor the first look tests what the pane wrote since it, also
+    // before this call began.
+    this.mark = since ?? markOf(this.snap);
+    this.typed = since ? typedRowOf(since) : undefined;
+  }
+
+  /** Whether a pattern (with no patterns: any text) is on the visible screen at entry. */
+  async #presentAtEntry(): Promise<boolean> {
+    const { snap, request } = this;
+    const top = snap.state.historySize;
+    try {
+      return request.patterns.length > 0
+        ? await firstMatch(
+          request.patterns.map((p) => p.compiled),
+          logicalLines(snap, top, top + snap.state.height),
+          this.#matchOptions(),
+        ) !== null
+        : snap.rows.slice(top - snap.first).some((row) => row.trim() !== "");
+    } catch (error) {
+      // Out of time (or cancelled) already: the loop in run() ends the wait.
+      if (!(error instanceof MatchDeadline) && !this.ctx.signal.aborted) {
+        await this.watch.close();
+        throw error;
+      }
+      return false;
+    }
+  }
+
+  /** Output read before the deadline still gets a moment to be matched. */
+  #matchOptions() {
+    return {
+      timeoutMs: Math.max(this.deadline - performance.now(), MIN_MATCH_MS),
+      signal: this.ctx.signal,
+    };
+  }
+
+  #finish(
     outcome: WaitOutcome,
     matched: { pattern: string; index: number } | null = null,
-  ): WaitResult => ({
-    outcome,
-    matchedPattern: matched?.pattern ?? null,
-    matchedIndex: matched?.index ?? null,
-    presentAtEntry,
-    tail: tail.content(ctx.settings.maxLines, ctx.settings.maxBytes),
-    elapsedSeconds: Math.round(performance.now() - began) / 1000,
-    // The watch that followed a moved pane may wake differently.
-    wakeup: watch.mechanism,
-    cursor: mark,
-  });
+  ): WaitResult {
+    const { maxLines, maxBytes } = this.ctx.settings;
+    return {
+      outcome,
+      matchedPattern: matched?.pattern ?? null,
+      matchedIndex: matched?.index ?? null,
+      presentAtEntry: this.presentAtEntry,
+      tail: this.tail.content(maxLines, maxBytes),
+      elapsedSeconds: Math.round(performance.now() - this.began) / 1000,
+      // The watch that followed a moved pane may wake differently.
+      wakeup: this.watch.mechanism,
+      cursor: this.mark,
+    };
+  }
 
-  /** Reads what is new and decides; undefined means "keep waiting". */
-  const look = async (): Promise<WaitResult | undefined> => {
-    let next: Snapshot;
-    try {
-      next = await readSnapshot(tmux, request.paneId, (s) => neededFrom(mark, s), {
-        guess: snap.state,
-        signal,
-        wraps: true,
-      });
-      if (next.state.pid !== mark.pid) return finish("pane_exited");
-      // Lost history: every line from newFrom on is tested, and it can lie
-      // above the read.
-      let delta: Delta;
-      ({ delta, snap: next } = await compareReading(tmux, request.paneId, mark, next, {
-        signal,
-        wraps: true,
-      }));
-      // compareReading may read again: a respawn in between is an exit too.
-      if (next.state.pid !== mark.pid) return finish("pane_exited");
-      if (delta.kind === "need-history") return undefined;
-      snap = next;
-      mark = markOf(next);
-      const rows = delta.rows;
-      let start: number;
-      if (delta.kind === "found") {
-        if (typed) typed.abs -= delta.shift;
-        tail.shift(delta.shift);
-        tail.put(delta.start, rows);
-        start = delta.start;
-      } else if (delta.historyLost) {
-        typed = undefined;
-        // Everything tmux still holds from newFrom on was written during
-        // the wait, however much before it went missing: test all of it.
-        start = delta.newFrom;
-        tail.lose(start, rows);
-      } else {
-        typed = undefined;
-        start = next.state.historySize;
-        tail.put(start, rows, true);
-      }
-      const written = logicalSpans(next, start, start + rows.length)
-        .filter((line) => !isTypedLine(next, line, typed)).map((line) => line.text);
-      // Stop patterns first: one wins over a pattern on the same line.
-      const all = [...request.stopPatterns, ...request.patterns];
-      const hit = await firstMatch(all.map((p) => p.compiled), written, matchOptions());
-      if (hit !== null) {
-        const stopped = hit.pattern < request.stopPatterns.length;
-        const index = stopped ? hit.pattern : hit.pattern - request.stopPatterns.length;
-        return finish(stopped ? "stopped" : "matched", { pattern: all[hit.pattern].source, index });
-      }
-      // After the typed line, its Enter alone leaves the terminal's cursor on
-      // a new blank row: not output either.
-      const printed = typed ? written.some((line) => line !== "") : written.length > 0;
-      if (request.patterns.length === 0 && printed) return finish("any_output");
-      if (next.state.dead) return finish("pane_exited");
-      return undefined;
-    } catch (error) {
-      if (paneGone(error)) {
-        const gone = await serverGone(tmux);
-        if (gone) throw gone;
-        return finish("pane_exited");
-      }
-      if (signal.aborted) return finish("cancelled");
-      // Matching ran into the wait's deadline and was ended.
-      if (error instanceof MatchDeadline) return finish("timeout");
-      throw error;
-    }
-  };
-
-  /** Re-arms the watch where the last read found the pane; true when it moved. */
-  const follow = async (): Promise<boolean> => {
-    try {
-      return await watch.follow(snap.state.sessionId);
-    } catch (error) {
-      // No answer: the old watch and the safety read carry on; the next look tries again.
-      if (error instanceof TmuxError || signal.aborted) return false;
-      throw error;
-    }
-  };
-
-  let lastProgress = 0;
-  const progress = async () => {
-    const elapsed = Math.round(performance.now() - began) / 1000;
-    if (elapsed <= lastProgress) return;
-    lastProgress = elapsed;
-    await ctx.progress(
-      elapsed,
-      request.timeoutMs / 1000,
-      `waiting for output in ${request.paneId} (${watch.mechanism})`,
-    ).catch((error: unknown) => {
-      // Progress is a courtesy: a client that went away gets no answer
-      // either, and the wait ends through its cancellation.
-      if (!signal.aborted) console.error(`tmux-mcp: progress notification failed: ${error}`);
-    });
-  };
-
-  try {
+  /** Looks on every wake-up and safety interval until an outcome, the deadline or cancellation. */
+  async run(): Promise<WaitResult> {
+    const { signal } = this.ctx;
     // Armed: say so at once (clients can act on it), then catch anything
     // printed between the entry read and the watch being armed.
-    await progress();
+    await this.#progress();
     let nextProgress = performance.now() + PROGRESS_MS;
     let nextSafety = performance.now() + SAFETY_MS;
     let due = true;
     while (true) {
-      if (signal.aborted) return finish("cancelled");
+      if (signal.aborted) return this.#finish("cancelled");
       if (due) {
-        const result = await look();
+        const result = await this.#look();
         if (result) return result;
         nextSafety = performance.now() + SAFETY_MS;
         // Moved to another session (move-window, join-pane): tmux now tells
@@ -420,20 +376,130 @@ export async function waitForText(ctx: ToolContext, request: WaitRequest): Promi
         // (A polling watch reads the pane wherever it is: following it would
         // try to attach a client at every 100 ms poll. A subscription, which
         // reads far less often, does follow one, to get back to control mode.)
-        if (watch.mechanism === "control-mode" && await follow()) continue;
+        if (this.watch.mechanism === "control-mode" && await this.#follow()) continue;
       }
       const now = performance.now();
-      if (now >= deadline) return finish("timeout");
+      if (now >= this.deadline) return this.#finish("timeout");
       if (now >= nextProgress) {
-        await progress();
+        await this.#progress();
         nextProgress = now + PROGRESS_MS;
       }
-      const woken = await watch.next(Math.min(deadline, nextProgress, nextSafety) - now);
-      due = woken || performance.now() >= nextSafety || performance.now() >= deadline;
+      const woken = await this.watch.next(Math.min(this.deadline, nextProgress, nextSafety) - now);
+      due = woken || performance.now() >= nextSafety || performance.now() >= this.deadline;
     }
-  } finally {
-    // The watcher's client leaves in the background (stdin closed, killed if
-    // it lingers, reaped): the answer does not wait for a process to exit.
-    void watch.close();
+  }
+
+  /** Reads what is new and decides; undefined means "keep waiting". */
+  async #look(): Promise<WaitResult | undefined> {
+    try {
+      return await this.#readAndDecide();
+    } catch (error) {
+      if (paneGone(error)) {
+        const gone = await serverGone(this.ctx.tmux);
+        if (gone) throw gone;
+        return this.#finish("pane_exited");
+      }
+      if (this.ctx.signal.aborted) return this.#finish("cancelled");
+      // Matching ran into the wait's deadline and was ended.
+      if (error instanceof MatchDeadline) return this.#finish("timeout");
+      throw error;
+    }
+  }
+
+  async #readAndDecide(): Promise<WaitResult | undefined> {
+    const { tmux, signal } = this.ctx;
+    const paneId = this.request.paneId;
+    let next = await readSnapshot(tmux, paneId, (s) => neededFrom(this.mark, s), {
+      guess: this.snap.state,
+      signal,
+      wraps: true,
+    });
+    if (next.state.pid !== this.mark.pid) return this.#finish("pane_exited");
+    // Lost history: every line from newFrom on is tested, and it can lie
+    // above the read.
+    let delta: Delta;
+    ({ delta, snap: next } = await compareReading(tmux, paneId, this.mark, next, {
+      signal,
+      wraps: true,
+    }));
+    // compareReading may read again: a respawn in between is an exit too.
+    if (next.state.pid !== this.mark.pid) return this.#finish("pane_exited");
+    if (delta.kind === "need-history") return undefined;
+    this.snap = next;
+    this.mark = markOf(next);
+    const start = this.#keep(delta, next);
+    const written = logicalSpans(next, start, start + delta.rows.length)
+      .filter((line) => !isTypedLine(next, line, this.typed)).map((line) => line.text);
+    return await this.#decide(written, next);
+  }
+
+  /** Puts the rows of `delta` in the tail; returns the absolute line they start at. */
+  #keep(delta: RowsDelta, next: Snapshot): number {
+    const rows = delta.rows;
+    if (delta.kind === "found") {
+      if (this.typed) this.typed.abs -= delta.shift;
+      this.tail.shift(delta.shift);
+      this.tail.put(delta.start, rows);
+      return delta.start;
+    }
+    this.typed = undefined;
+    if (delta.historyLost) {
+      // Everything tmux still holds from newFrom on was written during
+      // the wait, however much before it went missing: test all of it.
+      this.tail.lose(delta.newFrom, rows);
+      return delta.newFrom;
+    }
+    const start = next.state.historySize;
+    this.tail.put(start, rows, true);
+    return start;
+  }
+
+  /** Tests the lines `written` during the wait; undefined means "keep waiting". */
+  async #decide(written: string[], next: Snapshot): Promise<WaitResult | undefined> {
+    const { patterns, stopPatterns } = this.request;
+    // Stop patterns first: one wins over a pattern on the same line.
+    const all = [...stopPatterns, ...patterns];
+    const hit = await firstMatch(all.map((p) => p.compiled), written, this.#matchOptions());
+    if (hit !== null) {
+      const stopped = hit.pattern < stopPatterns.length;
+      const index = stopped ? hit.pattern : hit.pattern - stopPatterns.length;
+      return this.#finish(stopped ? "stopped" : "matched", {
+        pattern: all[hit.pattern].source,
+        index,
+      });
+    }
+    // After the typed line, its Enter alone leaves the terminal's cursor on
+    // a new blank row: not output either.
+    const printed = this.typed ? written.some((line) => line !== "") : written.length > 0;
+    if (patterns.length === 0 && printed) return this.#finish("any_output");
+    if (next.state.dead) return this.#finish("pane_exited");
+    return undefined;
+  }
+
+  /** Re-arms the watch where the last read found the pane; true when it moved. */
+  async #follow(): Promise<boolean> {
+    try {
+      return await this.watch.follow(this.snap.state.sessionId);
+    } catch (error) {
+      // No answer: the old watch and the safety read carry on; the next look tries again.
+      if (error instanceof TmuxError || this.ctx.signal.aborted) return false;
+      throw error;
+    }
+  }
+
+  async #progress(): Promise<void> {
+    const elapsed = Math.round(performance.now() - this.began) / 1000;
+    if (elapsed <= this.lastProgress) return;
+    this.lastProgress = elapsed;
+    const { signal } = this.ctx;
+    await this.ctx.progress(
+      elapsed,
+      this.request.timeoutMs / 1000,
+      `waiting for output in ${this.request.paneId} (${this.watch.mechanism})`,
+    ).catch((error: unknown) => {
+      // Progress is a courtesy: a client that went away gets no answer
+      // either, and the wait ends through its cancellation.
+      if (!signal.aborted) console.error(`tmux-mcp: progress notification failed: ${error}`);
+    });
   }
 }
