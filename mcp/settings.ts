@@ -177,6 +177,36 @@ export function settingFromEnv(
   return value === "" ? undefined : value;
 }
 
+/** A setting's value and where it came from. */
+interface Picked {
+  value?: string;
+  from: "flag" | "env";
+  /** Where the value came from: that is where the user must change it. */
+  setting: string;
+}
+
+/** Reads one setting: its flag when given, else its variable. */
+type Picker = (flag: string, envName: string) => Picked;
+
+/** The {@link Picker} over the flag `values` and the environment `env`. */
+function pickerOf(
+  values: Record<string, string | boolean | undefined>,
+  env: (name: string) => string | undefined,
+): Picker {
+  return (flag, envName) => {
+    const flagValue = values[flag];
+    if (typeof flagValue === "string") {
+      return { value: checkText(flagValue, `--${flag}`), from: "flag", setting: `--${flag}` };
+    }
+    const envValue = settingFromEnv(env, envName);
+    return {
+      value: envValue === undefined ? undefined : checkText(envValue, envName),
+      from: "env",
+      setting: envName,
+    };
+  };
+}
+
 /** Resolves the flag `values` and the environment (read through `env`) into settings. */
 function resolveSettings(
   values: Record<string, string | boolean | undefined>,
@@ -184,114 +214,15 @@ function resolveSettings(
   knownTools: readonly string[] | undefined,
 ): Omit<Parsed, "action"> {
   const notes: string[] = [];
-  const readSetting = (envName: string) => settingFromEnv(env, envName);
-  // `setting` names where the value came from: that is where the user must change it.
-  const pick = (
-    flag: string,
-    envName: string,
-  ): { value?: string; from: "flag" | "env"; setting: string } => {
-    const flagValue = values[flag];
-    if (typeof flagValue === "string") {
-      return { value: checkText(flagValue, `--${flag}`), from: "flag", setting: `--${flag}` };
-    }
-    const envValue = readSetting(envName);
-    return {
-      value: envValue === undefined ? undefined : checkText(envValue, envName),
-      from: "env",
-      setting: envName,
-    };
-  };
-
-  let name = pick("socket", "LIBTMUX_SOCKET");
-  let path = pick("socket-path", "LIBTMUX_SOCKET_PATH");
-  // The flag wins also across kinds: a user who passes -S means that socket
-  // even when a client's configuration still sets LIBTMUX_SOCKET, and -L
-  // likewise overrides LIBTMUX_SOCKET_PATH.
-  if (name.from === "flag" && path.from === "env") path = { from: "env", setting: path.setting };
-  if (path.from === "flag" && name.from === "env") name = { from: "env", setting: name.setting };
-  let socket: SocketChoice;
-  if (name.value !== undefined && path.value !== undefined) {
-    throw new SettingsError(
-      name.from === "flag"
-        ? "both -L/--socket and -S/--socket-path are given; keep one."
-        : "both LIBTMUX_SOCKET and LIBTMUX_SOCKET_PATH are set; keep one, or pass -L or -S, which overrides both.",
-    );
-  }
-  if (path.value !== undefined) {
-    if (!path.value.startsWith("/")) {
-      throw new SettingsError(`${path.setting} must be an absolute socket path (start with /).`);
-    }
-    socket = { kind: "path", path: path.value, source: path.from };
-  } else if (name.value !== undefined) {
-    if (name.value === "" || name.value.includes("/")) {
-      throw new SettingsError(
-        `${name.setting} must be a socket name, non-empty and without '/'; ` +
-          "name a path with --socket-path (LIBTMUX_SOCKET_PATH).",
-      );
-    }
-    socket = { kind: "name", name: name.value, source: name.from };
-  } else {
-    socket = { kind: "name", name: OWN_SOCKET_NAME, source: "default" };
-  }
-  const own = isOwnSocket(socket);
-
-  const toolsetsArg = pick("toolsets", "LIBTMUX_TOOLSETS");
-  const safety = readSetting("LIBTMUX_SAFETY");
-  let toolsets: Toolset[];
-  let toolsetsSource: Settings["toolsetsSource"];
-  if (toolsetsArg.value !== undefined) {
-    if (toolsetsArg.from === "env" && safety !== undefined) {
-      throw new SettingsError(
-        "LIBTMUX_SAFETY and LIBTMUX_TOOLSETS are both set; keep LIBTMUX_TOOLSETS.",
-      );
-    }
-    toolsets = parseToolsets(toolsetsArg.value, toolsetsArg.setting, knownTools ?? []);
-    toolsetsSource = toolsetsArg.from;
-  } else if (safety !== undefined) {
-    const name = checkText(safety, "LIBTMUX_SAFETY").trim();
-    // hasOwn: a name every object has ("constructor") is no level.
-    const level = Object.hasOwn(SAFETY_LEVELS, name) ? SAFETY_LEVELS[name] : undefined;
-    if (!level) {
-      throw new SettingsError(
-        `LIBTMUX_SAFETY must be one of ${Object.keys(SAFETY_LEVELS).join(", ")}.`,
-      );
-    }
-    toolsets = [...level];
-    toolsetsSource = "safety";
-  } else {
-    toolsets = defaultToolsets(own);
-    toolsetsSource = "default";
-  }
-
-  const numbers = {} as Record<keyof typeof NUMBERS, number>;
-  for (
-    const [flag, spec] of Object.entries(NUMBERS) as [
-      keyof typeof NUMBERS,
-      typeof NUMBERS[keyof typeof NUMBERS],
-    ][]
-  ) {
-    const { value: raw, setting: source } = pick(flag, spec.env);
-    if (raw === undefined) {
-      numbers[flag] = spec.fallback;
-      continue;
-    }
-    // Only a non-number stops start-up. A number out of range
-    // (0.5 too) is clamped; one within it that is not whole (2.5) is rounded.
-    if (!/^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(raw)) {
-      throw new SettingsError(
-        `${source} must be a number: a whole number from ${spec.min} to ${spec.max}.`,
-      );
-    }
-    const n = Number(raw);
-    const clamped = Math.min(spec.max, Math.max(spec.min, n));
-    const whole = Math.round(clamped);
-    if (clamped !== n) {
-      notes.push(`${source} clamped to ${whole} (allowed ${spec.min}-${spec.max})`);
-    } else if (whole !== n) {
-      notes.push(`${source} rounded to ${whole} (whole numbers only)`);
-    }
-    numbers[flag] = whole;
-  }
+  const pick = pickerOf(values, env);
+  const socket = resolveSocket(pick);
+  const { toolsets, toolsetsSource } = resolveToolsets(
+    pick,
+    settingFromEnv(env, "LIBTMUX_SAFETY"),
+    isOwnSocket(socket),
+    knownTools,
+  );
+  const numbers = resolveNumbers(pick, notes);
 
   const transportPick = pick("transport", "LIBTMUX_MCP_TRANSPORT");
   const transportRaw = transportPick.value ?? "control";
@@ -325,6 +256,107 @@ function resolveSettings(
       transport: transportRaw,
     },
   };
+}
+
+/** The socket the settings name: -L/-S, their variables, or the own socket. */
+function resolveSocket(pick: Picker): SocketChoice {
+  let name = pick("socket", "LIBTMUX_SOCKET");
+  let path = pick("socket-path", "LIBTMUX_SOCKET_PATH");
+  // The flag wins also across kinds: a user who passes -S means that socket
+  // even when a client's configuration still sets LIBTMUX_SOCKET, and -L
+  // likewise overrides LIBTMUX_SOCKET_PATH.
+  if (name.from === "flag" && path.from === "env") path = { from: "env", setting: path.setting };
+  if (path.from === "flag" && name.from === "env") name = { from: "env", setting: name.setting };
+  if (name.value !== undefined && path.value !== undefined) {
+    throw new SettingsError(
+      name.from === "flag"
+        ? "both -L/--socket and -S/--socket-path are given; keep one."
+        : "both LIBTMUX_SOCKET and LIBTMUX_SOCKET_PATH are set; keep one, or pass -L or -S, which overrides both.",
+    );
+  }
+  if (path.value !== undefined) {
+    if (!path.value.startsWith("/")) {
+      throw new SettingsError(`${path.setting} must be an absolute socket path (start with /).`);
+    }
+    return { kind: "path", path: path.value, source: path.from };
+  }
+  if (name.value !== undefined) {
+    if (name.value === "" || name.value.includes("/")) {
+      throw new SettingsError(
+        `${name.setting} must be a socket name, non-empty and without '/'; ` +
+          "name a path with --socket-path (LIBTMUX_SOCKET_PATH).",
+      );
+    }
+    return { kind: "name", name: name.value, source: name.from };
+  }
+  return { kind: "name", name: OWN_SOCKET_NAME, source: "default" };
+}
+
+/** The toolsets: --toolsets or its variable, else LIBTMUX_SAFETY (`safety`), else the default. */
+function resolveToolsets(
+  pick: Picker,
+  safety: string | undefined,
+  own: boolean,
+  knownTools: readonly string[] | undefined,
+): Pick<Settings, "toolsets" | "toolsetsSource"> {
+  const toolsetsArg = pick("toolsets", "LIBTMUX_TOOLSETS");
+  if (toolsetsArg.value !== undefined) {
+    if (toolsetsArg.from === "env" && safety !== undefined) {
+      throw new SettingsError(
+        "LIBTMUX_SAFETY and LIBTMUX_TOOLSETS are both set; keep LIBTMUX_TOOLSETS.",
+      );
+    }
+    return {
+      toolsets: parseToolsets(toolsetsArg.value, toolsetsArg.setting, knownTools ?? []),
+      toolsetsSource: toolsetsArg.from,
+    };
+  }
+  if (safety !== undefined) {
+    const name = checkText(safety, "LIBTMUX_SAFETY").trim();
+    // hasOwn: a name every object has ("constructor") is no level.
+    const level = Object.hasOwn(SAFETY_LEVELS, name) ? SAFETY_LEVELS[name] : undefined;
+    if (!level) {
+      throw new SettingsError(
+        `LIBTMUX_SAFETY must be one of ${Object.keys(SAFETY_LEVELS).join(", ")}.`,
+      );
+    }
+    return { toolsets: [...level], toolsetsSource: "safety" };
+  }
+  return { toolsets: defaultToolsets(own), toolsetsSource: "default" };
+}
+
+/** The numeric settings, clamped and rounded; each change adds a line to `notes`. */
+function resolveNumbers(pick: Picker, notes: string[]): Record<keyof typeof NUMBERS, number> {
+  const numbers = {} as Record<keyof typeof NUMBERS, number>;
+  for (
+    const [flag, spec] of Object.entries(NUMBERS) as [
+      keyof typeof NUMBERS,
+      typeof NUMBERS[keyof typeof NUMBERS],
+    ][]
+  ) {
+    const { value: raw, setting: source } = pick(flag, spec.env);
+    if (raw === undefined) {
+      numbers[flag] = spec.fallback;
+      continue;
+    }
+    // Only a non-number stops start-up. A number out of range
+    // (0.5 too) is clamped; one within it that is not whole (2.5) is rounded.
+    if (!/^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(raw)) {
+      throw new SettingsError(
+        `${source} must be a number: a whole number from ${spec.min} to ${spec.max}.`,
+      );
+    }
+    const n = Number(raw);
+    const clamped = Math.min(spec.max, Math.max(spec.min, n));
+    const whole = Math.round(clamped);
+    if (clamped !== n) {
+      notes.push(`${source} clamped to ${whole} (allowed ${spec.min}-${spec.max})`);
+    } else if (whole !== n) {
+      notes.push(`${source} rounded to ${whole} (whole numbers only)`);
+    }
+    numbers[flag] = whole;
+  }
+  return numbers;
 }
 
 /**
