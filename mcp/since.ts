@@ -254,23 +254,114 @@ export type Delta =
  * or dropped that could tell.
  */
 export function compare(mark: CursorState, snap: Snapshot): Delta {
-  const end1 = contentEnd(snap);
-  const screen = () => snap.rows.slice(snap.state.historySize - snap.first, end1 - snap.first);
   if (mark.width !== snap.state.width) {
-    return { kind: "lost", historyLost: false, rows: screen(), newFrom: snap.state.historySize };
+    const rows = screenRows(snap, contentEnd(snap));
+    return { kind: "lost", historyLost: false, rows, newFrom: snap.state.historySize };
   }
-  const settled = Math.min(mark.open - mark.base, mark.hashes.length);
-  const history = Math.min(mark.top - mark.base, settled);
-  // A pane created with history-limit 0 keeps no history: tmux drops every
-  // row that scrolls off the screen, one at a time, so rows may always have
-  // been dropped, and its history size (always 0) rules nothing out. (On the
-  // alternate screen every pane drops what scrolls off: that is a redraw.)
-  const noHistory = snap.state.historyLimit === 0 && !snap.state.alternate;
-  const trimmable = noHistory || mayHaveTrimmed(snap.state);
-  const tenth = trimStep(snap.state);
+  return new Comparison(mark, snap).delta();
+}
+
+/** The rows of `snap`'s screen up to absolute line `end`. */
+function screenRows(snap: Snapshot, end: number): string[] {
+  return snap.rows.slice(snap.state.historySize - snap.first, end - snap.first);
+}
+
+/** One {@link compare} of a read with a cursor of the same width. */
+class Comparison {
+  readonly end: number;
+  /** Remembered rows above the cursor's row. */
+  readonly settled: number;
+  /** Of those, the ones that were history. */
+  readonly history: number;
+  readonly noHistory: boolean;
+  readonly trimmable: boolean;
+  readonly tenth: number;
+  /**
+   * A taller pane takes rows back out of the history onto its screen, and a
+   * shorter one pushes them in; no row moves (a line number is a place in
+   * tmux's grid, which only a width change reflows). So a history smaller
+   * than the cursor's no longer proves a trim or a clear: then only
+   * non-blank rows where they were, weighed against the places a drop
+   * could have moved them to, vouch that nothing was dropped.
+   */
+  readonly kept: boolean;
+
+  constructor(readonly mark: CursorState, readonly snap: Snapshot) {
+    this.end = contentEnd(snap);
+    this.settled = Math.min(mark.open - mark.base, mark.hashes.length);
+    this.history = Math.min(mark.top - mark.base, this.settled);
+    // A pane created with history-limit 0 keeps no history: tmux drops every
+    // row that scrolls off the screen, one at a time, so rows may always have
+    // been dropped, and its history size (always 0) rules nothing out. (On the
+    // alternate screen every pane drops what scrolls off: that is a redraw.)
+    this.noHistory = snap.state.historyLimit === 0 && !snap.state.alternate;
+    this.trimmable = this.noHistory || mayHaveTrimmed(snap.state);
+    this.tenth = trimStep(snap.state);
+    this.kept = snap.state.historySize >= mark.top;
+  }
+
+  delta(): Delta {
+    const { mark, settled, history, kept, trimmable, tenth } = this;
+    // Nothing dropped: every settled row where it was.
+    const same = this.agrees(0, 0, settled);
+    if (same === null) return { kind: "need-history" };
+    if (same && kept && this.undropped(settled)) return this.found(0);
+
+    // The rows are where they were: all the settled ones, or only the
+    // history rows (nothing was dropped above them) while screen rows above
+    // the cursor changed, a redraw. `vouching` counts the rows that say so.
+    const vouching = same ? settled : this.agrees(0, 0, history) === true ? history : undefined;
+    const inPlace = vouching !== undefined && (kept || this.anchored(vouching));
+
+    const matches = this.shifts();
+    if (matches === null) return { kind: "need-history" };
+    const possible = matches.filter((shift) => trimmable ? shift % tenth === 0 : shift >= mark.top);
+    // Rows after the nearest place the rows may really be are new in any
+    // case. Besides the places above, a clear followed by trims leaves what
+    // survives of them at line 0 after any shift; a place further down that
+    // no trim explains is a repeat, never them.
+    const nearest = same || inPlace
+      ? 0
+      : matches.find((shift) => shift % tenth === 0 || shift >= mark.top);
+    // Non-blank rows unchanged where they were vouch for them staying just as
+    // strongly as a shifted match vouches for a trim: both is a tie.
+    const stayed = inPlace && this.anchored(vouching);
+    if (possible.length === 1 && !stayed) return this.found(possible[0]);
+    if (possible.length > 0) return this.lost(nearest);
+
+    // A program rewrote the screen (a full-screen redraw, a multi-line
+    // progress display), or the pane changed height. Everything from the
+    // first changed row is new. With no rows to vouch for it (a cursor taken
+    // before the pane ever scrolled), a trim or a clear after scrolling looks
+    // just like a redraw: only tmux's counts and the cursor's row can tell.
+    if (inPlace && this.undropped(vouching)) return this.found(0);
+
+    return this.lost(nearest);
+  }
+
+  /**
+   * History dropped above the rows (trim or clear): the shifts up at which
+   * all settled rows are found again. At least one non-blank settled row has
+   * to survive. Null when the read does not reach far enough up.
+   */
+  shifts(): number[] | null {
+    const { mark, snap, settled } = this;
+    const nonBlank = mark.hashes.slice(0, settled).map((h, i) => (h === BLANK ? -1 : i))
+      .filter((i) => i >= 0);
+    const matches: number[] = [];
+    if (nonBlank.length > 0) {
+      if (snap.first > 0) return null;
+      const lastNonBlank = nonBlank[nonBlank.length - 1];
+      for (let shift = 1; mark.base + lastNonBlank - shift >= 0; shift++) {
+        if (this.agrees(shift, 0, settled)) matches.push(shift);
+      }
+    }
+    return matches;
+  }
 
   /** Compares the remembered rows `[from, to)` shifted up by `shift`; null means "not in the read". */
-  const agrees = (shift: number, from: number, to: number): boolean | null => {
+  agrees(shift: number, from: number, to: number): boolean | null {
+    const { mark, snap } = this;
     for (let i = from; i < to; i++) {
       const abs = mark.base + i - shift;
       if (abs < 0) continue;
@@ -279,8 +370,10 @@ export function compare(mark: CursorState, snap: Snapshot): Delta {
       if (h !== mark.hashes[i]) return false;
     }
     return true;
-  };
-  const found = (shift: number): Delta & { kind: "found" } => {
+  }
+
+  found(shift: number): Delta & { kind: "found" } {
+    const { mark, snap, end } = this;
     let start = mark.base + mark.hashes.length - shift;
     for (let i = 0; i < mark.hashes.length; i++) {
       const abs = mark.base + i - shift;
@@ -291,9 +384,10 @@ export function compare(mark: CursorState, snap: Snapshot): Delta {
       }
     }
     start = Math.max(start, snap.first);
-    const rows = start < end1 ? snap.rows.slice(start - snap.first, end1 - snap.first) : [];
+    const rows = start < end ? snap.rows.slice(start - snap.first, end - snap.first) : [];
     return { kind: "found", shift, start, rows };
-  };
+  }
+
   /**
    * History lost; `nearest` is the smallest shift at which the rows appear
    * to be, if any: rows after it are new whichever place is the real one.
@@ -301,85 +395,43 @@ export function compare(mark: CursorState, snap: Snapshot): Delta {
    * read: the caller reads them itself, as only it knows whether it needs
    * them.
    */
-  const lost = (nearest: number | undefined): Delta => {
-    const newFrom = nearest === undefined ? 0 : found(nearest).start;
-    return { kind: "lost", historyLost: true, rows: screen(), newFrom };
-  };
+  lost(nearest: number | undefined): Delta {
+    const newFrom = nearest === undefined ? 0 : this.found(nearest).start;
+    return { kind: "lost", historyLost: true, rows: screenRows(this.snap, this.end), newFrom };
+  }
 
-  // Typing onto the cursor's row keeps what it held as a prefix; after
-  // rows scrolled away and a clear, an unrelated row has its line number.
-  const openKept = () => {
+  /**
+   * Typing onto the cursor's row keeps what it held as a prefix; after
+   * rows scrolled away and a clear, an unrelated row has its line number.
+   */
+  openKept(): boolean {
+    const { mark, snap } = this;
     const i = mark.open - mark.base;
     if (i >= mark.hashes.length) return true;
     return keepsPrefix(snap.rows[mark.open - snap.first], mark.openLength, mark.hashes[i]);
-  };
-  // Blank rows prove nothing (a trim can move blank rows onto blank rows):
-  // without a non-blank row to compare, "nothing dropped" rests on tmux's
-  // counts, which cannot rule out a trim once the history is as full as a
-  // trim leaves it, and never rule out a clear after rows scrolled: then the
-  // cursor's row has to still start with what it held (blank: no evidence).
-  const anchored = (count: number) => mark.hashes.slice(0, count).some((h) => h !== BLANK);
-  // Without history the cursor's row is the only witness when no remembered
-  // row above it could be: blank ones prove nothing, and non-blank ones found
-  // neither in place nor shifted up scrolled off (the prompt comes back to
-  // the bottom row after any burst, so that row alone would vouch for it).
-  const undropped = (count: number) =>
-    anchored(count) ||
-    ((noHistory ? !anchored(settled) : !trimmable) && openKept());
-
-  // A taller pane takes rows back out of the history onto its screen, and a
-  // shorter one pushes them in; no row moves (a line number is a place in
-  // tmux's grid, which only a width change reflows). So a history smaller
-  // than the cursor's no longer proves a trim or a clear: then only
-  // non-blank rows where they were, weighed against the places a drop
-  // could have moved them to, vouch that nothing was dropped.
-  const kept = snap.state.historySize >= mark.top;
-
-  // Nothing dropped: every settled row where it was.
-  const same = agrees(0, 0, settled);
-  if (same === null) return { kind: "need-history" };
-  if (same && kept && undropped(settled)) return found(0);
-
-  // The rows are where they were: all the settled ones, or only the
-  // history rows (nothing was dropped above them) while screen rows above
-  // the cursor changed, a redraw. `vouching` counts the rows that say so.
-  const vouching = same ? settled : agrees(0, 0, history) === true ? history : undefined;
-  const inPlace = vouching !== undefined && (kept || anchored(vouching));
-
-  // History dropped above the rows (trim or clear): find them higher up.
-  // At least one non-blank settled row has to survive.
-  const nonBlank = mark.hashes.slice(0, settled).map((h, i) => (h === BLANK ? -1 : i))
-    .filter((i) => i >= 0);
-  const matches: number[] = [];
-  if (nonBlank.length > 0) {
-    if (snap.first > 0) return { kind: "need-history" };
-    const lastNonBlank = nonBlank[nonBlank.length - 1];
-    for (let shift = 1; mark.base + lastNonBlank - shift >= 0; shift++) {
-      if (agrees(shift, 0, settled)) matches.push(shift);
-    }
   }
-  const possible = matches.filter((shift) => trimmable ? shift % tenth === 0 : shift >= mark.top);
-  // Rows after the nearest place the rows may really be are new in any
-  // case. Besides the places above, a clear followed by trims leaves what
-  // survives of them at line 0 after any shift; a place further down that
-  // no trim explains is a repeat, never them.
-  const nearest = same || inPlace
-    ? 0
-    : matches.find((shift) => shift % tenth === 0 || shift >= mark.top);
-  // Non-blank rows unchanged where they were vouch for them staying just as
-  // strongly as a shifted match vouches for a trim: both is a tie.
-  const stayed = inPlace && anchored(vouching);
-  if (possible.length === 1 && !stayed) return found(possible[0]);
-  if (possible.length > 0) return lost(nearest);
 
-  // A program rewrote the screen (a full-screen redraw, a multi-line
-  // progress display), or the pane changed height. Everything from the
-  // first changed row is new. With no rows to vouch for it (a cursor taken
-  // before the pane ever scrolled), a trim or a clear after scrolling looks
-  // just like a redraw: only tmux's counts and the cursor's row can tell.
-  if (inPlace && undropped(vouching)) return found(0);
+  /**
+   * Blank rows prove nothing (a trim can move blank rows onto blank rows):
+   * without a non-blank row to compare, "nothing dropped" rests on tmux's
+   * counts, which cannot rule out a trim once the history is as full as a
+   * trim leaves it, and never rule out a clear after rows scrolled: then the
+   * cursor's row has to still start with what it held (blank: no evidence).
+   */
+  anchored(count: number): boolean {
+    return this.mark.hashes.slice(0, count).some((h) => h !== BLANK);
+  }
 
-  return lost(nearest);
+  /**
+   * Without history the cursor's row is the only witness when no remembered
+   * row above it could be: blank ones prove nothing, and non-blank ones found
+   * neither in place nor shifted up scrolled off (the prompt comes back to
+   * the bottom row after any burst, so that row alone would vouch for it).
+   */
+  undropped(count: number): boolean {
+    return this.anchored(count) ||
+      ((this.noHistory ? !this.anchored(this.settled) : !this.trimmable) && this.openKept());
+  }
 }
 
 /**
