@@ -128,24 +128,7 @@ export async function runDoctor(
   print(`${SERVER_NAME} ${SERVER_VERSION} doctor (${kind}: ${Deno.execPath()})`);
   print("");
 
-  let found: FoundTmux | null = null;
-  try {
-    found = await locateTmux(settings.tmuxBinary, settings.tmuxSetting);
-    const tested = isTestedVersion(found.version);
-    report(
-      tested ? "ok" : "warn",
-      `tmux: ${found.binary.includes("/") ? found.binary : `${found.binary} on PATH`} ` +
-        `(${found.version}; ${
-          tested ? "a version the test suite runs on" : "the test suite runs on " +
-            TESTED_VERSIONS.join(", ") + ": this one may work, untested"
-        })`,
-    );
-    if (!found.binary.includes("/")) await checkWithoutPath(report);
-  } catch (error) {
-    if (!(error instanceof TmuxError)) throw error;
-    report("FAIL", `tmux: ${error.message.replace(/\.$/, "")}. ${error.hint}`);
-  }
-
+  const found = await checkTmux(settings, report);
   if (found) await checkServer(found, settings, report);
   else report("info", "socket and caller: not checked (no usable tmux)");
 
@@ -160,6 +143,38 @@ export async function runDoctor(
       `${settings.excludeTools.length ? `; minus ${settings.excludeTools.join(", ")}` : ""})`,
   );
 
+  printConfiguration(argv, ready, print);
+  return ready;
+}
+
+/** Reports the tmux the settings find; null when there is none to use. */
+async function checkTmux(settings: Settings, report: Report): Promise<FoundTmux | null> {
+  try {
+    const found = await locateTmux(settings.tmuxBinary, settings.tmuxSetting);
+    const tested = isTestedVersion(found.version);
+    report(
+      tested ? "ok" : "warn",
+      `tmux: ${found.binary.includes("/") ? found.binary : `${found.binary} on PATH`} ` +
+        `(${found.version}; ${
+          tested ? "a version the test suite runs on" : "the test suite runs on " +
+            TESTED_VERSIONS.join(", ") + ": this one may work, untested"
+        })`,
+    );
+    if (!found.binary.includes("/")) await checkWithoutPath(report);
+    return found;
+  } catch (error) {
+    if (!(error instanceof TmuxError)) throw error;
+    report("FAIL", `tmux: ${error.message.replace(/\.$/, "")}. ${error.hint}`);
+    return null;
+  }
+}
+
+/** Prints the client configuration, carrying the settings made with variables here. */
+function printConfiguration(
+  argv: readonly string[],
+  ready: boolean,
+  print: (line: string) => void,
+): void {
   // A client does not inherit this shell's environment: settings made with
   // variables here must travel in the configuration to take effect there.
   const env: Record<string, string> = {};
@@ -176,7 +191,6 @@ export async function runDoctor(
   );
   print("");
   for (const line of clientConfigs(launch, env)) print(line);
-  return ready;
 }
 
 /** GUI clients start servers with a minimal PATH: tmux must also be at a baked location. */
@@ -198,19 +212,34 @@ async function checkWithoutPath(report: (verdict: Verdict, line: string) => void
   );
 }
 
-async function checkServer(
-  found: FoundTmux,
-  settings: Settings,
-  report: (verdict: Verdict, line: string) => void,
-): Promise<void> {
-  const own = isOwnSocket(settings.socket);
+type Report = (verdict: Verdict, line: string) => void;
+
+async function checkServer(found: FoundTmux, settings: Settings, report: Report): Promise<void> {
   const tmux = new Tmux(
     found.binary,
     settings.socket,
     createTransport(found.binary, settings.socket, "process"),
   );
   const attach = attachCommand(settings.socket);
-  let running = false;
+  let state: "running" | "absent" | "failed";
+  try {
+    state = await checkSocket(tmux, found, settings, report);
+  } finally {
+    await tmux.close();
+  }
+  if (state === "failed") return;
+  report("info", `watch or join the agent's work: ${attach}`);
+  await checkCaller(tmux, state === "running", report);
+}
+
+/** Reports the driven socket: a server runs there, none yet, or none can. */
+async function checkSocket(
+  tmux: Tmux,
+  found: FoundTmux,
+  settings: Settings,
+  report: Report,
+): Promise<"running" | "absent" | "failed"> {
+  const own = isOwnSocket(settings.socket);
   try {
     // Commands that only read: none of them starts a tmux server.
     const [server, sessions] = await tmux.run([
@@ -219,56 +248,68 @@ async function checkServer(
     ]);
     const info = parseRows(SERVER_FORMAT, server)[0];
     const count = sessions === "" ? 0 : sessions.split("\n").length;
-    running = true;
     report(
       "ok",
       `socket: ${tmux.label}${own ? " (the server's own)" : ""}` +
         `${settings.socket.kind === "name" ? ` at ${info.socketPath}` : ""}: ` +
         `tmux ${info.version} runs there (pid ${info.pid}, ${counted(count, "session")})`,
     );
+    return "running";
   } catch (error) {
     if (!isNoServer(error)) {
       if (!(error instanceof TmuxError)) throw error;
       report("FAIL", `socket: ${tmux.label}: ${error.message.replace(/\.$/, "")}. ${error.hint}`);
-      return;
+      return "failed";
     }
-    // No server also answers for a path whose directory is missing, where
-    // none can ever start: create_session would fail there.
-    const dir = settings.socket.kind === "path"
-      ? await missingSocketDirectory(found.binary, settings.socket.path)
-      : null;
-    if (dir !== null) {
-      report(
-        "FAIL",
-        `socket: ${tmux.label}: its directory ${dir} does not exist, so tmux cannot create the ` +
-          `socket there; create it (mkdir -p ${shellQuote(dir)}) or choose a socket path in a ` +
-          "directory that exists",
-      );
-      return;
-    }
-    if (
-      settings.socket.kind === "path" && await isDirectoryPath(found.binary, settings.socket.path)
-    ) {
-      report(
-        "FAIL",
-        `socket: ${tmux.label} is a directory, so tmux cannot create its socket there; choose ` +
-          `a socket file in it (for example -S ${
-            shellQuote(`${settings.socket.path.replace(/\/+$/, "")}/tmux.sock`)
-          })`,
-      );
-      return;
-    }
+    if (!await socketCanStart(tmux, found, settings, report)) return "failed";
     report(
       own ? "ok" : "warn",
       own
         ? `socket: ${tmux.label} (the server's own): not running yet; it is started on demand without your tmux configuration`
         : `socket: ${tmux.label}: no tmux server runs there now; list tools will show nothing until one starts`,
     );
-  } finally {
-    await tmux.close();
+    return "absent";
   }
-  report("info", `watch or join the agent's work: ${attach}`);
+}
 
+/** With no server running: false (and reported) when none can ever start at the socket path. */
+async function socketCanStart(
+  tmux: Tmux,
+  found: FoundTmux,
+  settings: Settings,
+  report: Report,
+): Promise<boolean> {
+  // No server also answers for a path whose directory is missing, where
+  // none can ever start: create_session would fail there.
+  const dir = settings.socket.kind === "path"
+    ? await missingSocketDirectory(found.binary, settings.socket.path)
+    : null;
+  if (dir !== null) {
+    report(
+      "FAIL",
+      `socket: ${tmux.label}: its directory ${dir} does not exist, so tmux cannot create the ` +
+        `socket there; create it (mkdir -p ${shellQuote(dir)}) or choose a socket path in a ` +
+        "directory that exists",
+    );
+    return false;
+  }
+  if (
+    settings.socket.kind === "path" && await isDirectoryPath(found.binary, settings.socket.path)
+  ) {
+    report(
+      "FAIL",
+      `socket: ${tmux.label} is a directory, so tmux cannot create its socket there; choose ` +
+        `a socket file in it (for example -S ${
+          shellQuote(`${settings.socket.path.replace(/\/+$/, "")}/tmux.sock`)
+        })`,
+    );
+    return false;
+  }
+  return true;
+}
+
+/** Reports whether the server runs inside tmux, and whether its pane is on the driven server. */
+async function checkCaller(tmux: Tmux, running: boolean, report: Report): Promise<void> {
   const env = { tmux: readEnv("TMUX"), pane: readEnv("TMUX_PANE") };
   if (env.tmux === undefined && env.pane === undefined) {
     report("ok", "caller: not inside tmux; no pane is this server's own");
