@@ -62,6 +62,15 @@ export function buildInstructions(
     "wrong tool for browser tabs, editor splits and desktop or window-manager windows: it " +
     "cannot see or drive them.",
   ];
+  lines.push(...usageLines(selected), ...stateLines(settings, selected, callerPane));
+  return withWatchLine(lines.join("\n"), settings);
+}
+
+/** Which tools to start with, and how to run, wait and read with the selected ones. */
+function usageLines(selected: readonly string[]): string[] {
+  const has = (tool: string) => selected.includes(tool);
+  const any = (...tools: string[]) => tools.filter(has);
+  const lines: string[] = [];
   // The few tools most work needs, first: a model reads on from here only as needed.
   const first = any("list_panes", "run_shell_command", "send_keys", "wait_for_text");
   if (first.length > 0) lines.push(`Start with ${first.join(", ")}.`);
@@ -101,6 +110,16 @@ export function buildInstructions(
     lines.push(`Prefer ${readers.join(" and ")} to ${repeated}: ${why}.`);
   }
   if (has("call_read_tools_batch")) lines.push("Group several reads in one call_read_tools_batch.");
+  return lines;
+}
+
+/** The resources, the caller's pane and the toolsets on. */
+function stateLines(
+  settings: Settings,
+  selected: readonly string[],
+  callerPane: string | null,
+): string[] {
+  const lines: string[] = [];
   lines.push(
     readsTerminalContent(selected)
       ? "Resources: tmux://sessions, tmux://panes/{paneId} and tmux://panes/{paneId}/content; " +
@@ -121,7 +140,11 @@ export function buildInstructions(
       off.length > 0 ? `; off: ${off.join(", ")}` : ""
     }. ${selected.length} tools offered${byName}.`,
   );
-  const base = lines.join("\n");
+  return lines;
+}
+
+/** `base` with the line that says how a person watches, when the socket fits. */
+function withWatchLine(base: string, settings: Settings): string {
   // The words of attachCommand, apart: only the socket may be shortened to fit.
   const [flag, socket] = socketWords(settings.socket);
   const prefix = `\nA person can watch with: tmux ${flag} `;
