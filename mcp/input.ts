@@ -302,24 +302,7 @@ export async function sendInput(
   const sent = [["display-message", "-p", SENT], ...copies];
   const guard = (count: number) => {
     const checked = runIf(target, accepts, [...sent, ...input.slice(0, count)], otherwise);
-    if (!atPrompt) return checked;
-    // The shell's state comes from a script tmux runs; the format tests,
-    // which cannot change between test and keys, run right after it: the
-    // line is written for one shell, and another may hold the pane by now.
-    // The alternate screen is refused as such, before the script runs.
-    const busy = [["display-message", "-p", NOT_AT_PROMPT], ...refused];
-    const sameShell = /^[\w.+-]+$/.test(atPrompt.command)
-      ? `#{==:#{pane_current_command},${atPrompt.command}}`
-      : "1";
-    const atShell = [
-      "if-shell",
-      "-t",
-      target,
-      shellAtPrompt(),
-      commandList([runIf(target, sameShell, [checked], busy)]),
-      commandList(busy),
-    ];
-    return runIf(target, "#{alternate_on}", otherwise, [atShell]);
+    return atPrompt ? promptGuard(target, checked, otherwise, refused, atPrompt) : checked;
   };
   // Most input fits whole: the guard is built (and measured) once then.
   // Input larger than a round trip by itself is never built whole.
@@ -334,15 +317,8 @@ export async function sendInput(
   if (!guarded) {
     // Not even the first command fits inside the guard: check, then send.
     if (atPrompt) throw new ToolError("the command line is too long", "Shorten it.");
-    const [state, copied] = await ctx.tmux.run(
-      [readState(paneId, caller, mirrored, alternate), ...copies],
-      options,
-    );
-    const checked = parseState(state.split(" "));
-    if (!checked.found) throw noSuch("pane");
-    refuseUnsafeInput(paneId, checked);
-    await runBounded(ctx.tmux, [...setup, ...input], options);
-    return parseCopies(copied);
+    const state = readState(paneId, caller, mirrored, alternate);
+    return await checkThenSend(ctx, paneId, state, copies, [...setup, ...input]);
   }
   const withSetup = [...setup, guarded];
   let answer: string | undefined;
@@ -352,6 +328,67 @@ export async function sendInput(
     await runBounded(ctx.tmux, setup, options);
     answer = await ctx.tmux.one(guarded, options);
   }
+  const detail = confirmedDetail(answer, paneId);
+  await runBounded(ctx.tmux, input.slice(head), options);
+  return reportCopies ? parseCopies(detail) : [];
+}
+
+/**
+ * `checked` run only while the shell in `target` is at its prompt (off the
+ * alternate screen), else NOT_AT_PROMPT and `refused`.
+ */
+function promptGuard(
+  target: string,
+  checked: string[],
+  otherwise: string[][],
+  refused: string[][],
+  atPrompt: { command: string },
+): string[] {
+  // The shell's state comes from a script tmux runs; the format tests,
+  // which cannot change between test and keys, run right after it: the
+  // line is written for one shell, and another may hold the pane by now.
+  // The alternate screen is refused as such, before the script runs.
+  const busy = [["display-message", "-p", NOT_AT_PROMPT], ...refused];
+  const sameShell = /^[\w.+-]+$/.test(atPrompt.command)
+    ? `#{==:#{pane_current_command},${atPrompt.command}}`
+    : "1";
+  const atShell = [
+    "if-shell",
+    "-t",
+    target,
+    shellAtPrompt(),
+    commandList([runIf(target, sameShell, [checked], busy)]),
+    commandList(busy),
+  ];
+  return runIf(target, "#{alternate_on}", otherwise, [atShell]);
+}
+
+/**
+ * Input too long to send inside the guard: reads the pane's state (and the
+ * `copies` query), refuses an unsafe pane, then runs `commands`. Resolves
+ * with the copies.
+ */
+async function checkThenSend(
+  ctx: ToolContext,
+  paneId: string,
+  state: string[],
+  copies: string[][],
+  commands: string[][],
+): Promise<string[]> {
+  const options = { signal: ctx.signal };
+  const [read, copied] = await ctx.tmux.run([state, ...copies], options);
+  const checked = parseState(read.split(" "));
+  if (!checked.found) throw noSuch("pane");
+  refuseUnsafeInput(paneId, checked);
+  await runBounded(ctx.tmux, commands, options);
+  return parseCopies(copied);
+}
+
+/**
+ * The line after the branch's word in tmux's `answer` (the copies after
+ * SENT); throws the refusal for any other branch.
+ */
+function confirmedDetail(answer: string | undefined, paneId: string): string {
   // The line after the branch's word: the pane's state after REFUSED, the copies after SENT.
   const [said, detail = ""] = (answer ?? "").split("\n");
   if (said === NOT_AT_PROMPT) throw new NotAtPrompt(paneId);
@@ -366,6 +403,5 @@ export async function sendInput(
       "Look at the pane (get_pane_info or capture_pane) before trying again.",
     );
   }
-  await runBounded(ctx.tmux, input.slice(head), options);
-  return reportCopies ? parseCopies(detail) : [];
+  return detail;
 }
