@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { ToolError } from "../mcp/errors.ts";
-import { changesTmux, defineTool } from "../mcp/registry.ts";
+import { changesTmux, defineTool, type ToolContext } from "../mcp/registry.ts";
 import { action, optionalSession, windowId } from "../mcp/schemas.ts";
 import {
   refuseIfEndedCallerSession,
@@ -11,7 +11,7 @@ import {
   unlessHoldsCaller,
 } from "../mcp/caller_guard.ts";
 import { nothingToDo, withoutValues } from "../mcp/workspace.ts";
-import { formatOf, int, parseRows, text } from "../tmux/format.ts";
+import { formatOf, int, parseRows, type Row, text } from "../tmux/format.ts";
 import { linkTarget } from "../tmux/targets.ts";
 import { noSuch } from "../tmux/errors.ts";
 import {
@@ -19,6 +19,7 @@ import {
   listSessionsCommand,
   parseSessions,
   parseWindows,
+  type WindowView,
   windowViewCommand,
 } from "../tmux/views.ts";
 
@@ -61,75 +62,113 @@ export const moveWindow = defineTool({
     if (!args.destinationSession && index === null) {
       throw nothingToDo("destinationSession, destinationIndex or both");
     }
-    const [windowOut, sessionsOut, rowsOut] = await ctx.tmux.run([
-      windowViewCommand(args.windowId),
-      listSessionsCommand(),
-      ["list-windows", "-a", "-F", formatOf(ROW)],
-    ]);
-    const [source] = parseWindows(windowOut);
-    if (!source) throw noSuch("window");
-    const destination = args.destinationSession
-      ? findSession(parseSessions(sessionsOut), args.destinationSession).sessionId
-      : source.sessionId;
-    const rows = parseRows(ROW, rowsOut).filter((row) => row.sessionId === destination);
-    const unchanged = { changed: false, windowId: args.windowId, sessionId: destination };
-    const inDestination = rows.some((row) => row.windowId === args.windowId);
-    if (index === null && inDestination) return unchanged;
-    const occupant = index === null ? undefined : rows.find((row) => row.index === index);
-    if (occupant?.windowId === args.windowId) return unchanged;
-    // A window linked into several sessions has one link in each, and a bare
-    // "@N" lets tmux pick which one moves (often another session's, which then
-    // loses the window while the destination holds it twice): name the link,
-    // the destination's own when it holds the window, else the link in the
-    // first session tmux lists it in.
-    const from = inDestination ? destination : source.sessionId;
-    const command = ["move-window", "-d", "-s", linkTarget(from, args.windowId)];
-    if (occupant && !args.replaceExisting) throw occupied(occupant.windowId);
-    if (occupant) command.push("-k");
-    command.push("-t", `${destination}:${index ?? ""}`);
-    // The occupant -k kills may hold this server's pane by now (a concurrent
-    // swap_pane), and a window leaving its session may be the last one of the
-    // session holding that pane: tmux checks both right before the move, in
-    // its round trip.
-    const caller = await ctx.caller.guardedPane(ctx.tmux);
-    const replacing = unlessHoldsCaller(
-      occupant ? caller : null,
-      `${destination}:${index}`,
-      "window",
-      [command],
-    );
-    const [move] = from === destination
-      ? replacing
-      : unlessEndsCallerSession(caller, linkTarget(from, args.windowId), replacing);
-    const [moveOut, after] = await withoutValues(
-      [],
-      () => ctx.tmux.run([move, windowViewCommand(args.windowId)]),
-      [[
-        /index in use/,
-        new ToolError(
-          "another window took that index while the window was being moved",
-          "List the session's windows (list_windows) and pick a free index.",
-        ),
-      ]],
-    );
-    refuseIfEndedCallerSession(caller, moveOut, args.windowId, from);
-    if (occupant) {
-      refuseIfHeldCaller(caller, moveOut, `window ${occupant.windowId} (at the destination index)`);
-    }
-    const windows = parseWindows(after);
-    if (windows.length === 0) throw noSuch("window");
-    const moved = windows.find((w) =>
-      w.sessionId === destination && (index === null || w.index === index)
-    );
-    // A command inside tmux's check reports no failure of its own: the window
-    // must be where it was sent.
-    if (!moved) {
-      throw new ToolError(
-        `tmux did not move window ${args.windowId}`,
-        "List the windows (list_windows) to see where it is, and try again.",
-      );
-    }
+    const plan = await planMove(ctx, args.windowId, args.destinationSession, index);
+    if (plan.kind === "unchanged") return plan.result;
+    if (plan.occupant && !args.replaceExisting) throw occupied(plan.occupant.windowId);
+    const moved = await runMove(ctx, args.windowId, plan);
     ctx.topologyChanged();
     return { changed: true, windowId: moved.windowId, sessionId: moved.sessionId };
   },
 });
+
+/** A move's result: where the window is. */
+interface Changed {
+  changed: boolean;
+  windowId: string;
+  sessionId: string;
+}
+
+/** Where a window goes; `from` is the session whose link moves. */
+interface Move {
+  kind: "move";
+  destination: string;
+  index: number | null;
+  occupant: Row<typeof ROW> | undefined;
+  from: string;
+}
+
+/** Reads where the window is and decides where it goes, or that it is there already. */
+async function planMove(
+  ctx: ToolContext,
+  windowId: string,
+  destinationSession: string | null | undefined,
+  index: number | null,
+): Promise<Move | { kind: "unchanged"; result: Changed }> {
+  const [windowOut, sessionsOut, rowsOut] = await ctx.tmux.run([
+    windowViewCommand(windowId),
+    listSessionsCommand(),
+    ["list-windows", "-a", "-F", formatOf(ROW)],
+  ]);
+  const [source] = parseWindows(windowOut);
+  if (!source) throw noSuch("window");
+  const destination = destinationSession
+    ? findSession(parseSessions(sessionsOut), destinationSession).sessionId
+    : source.sessionId;
+  const rows = parseRows(ROW, rowsOut).filter((row) => row.sessionId === destination);
+  const unchanged = {
+    kind: "unchanged" as const,
+    result: { changed: false, windowId, sessionId: destination },
+  };
+  const inDestination = rows.some((row) => row.windowId === windowId);
+  if (index === null && inDestination) return unchanged;
+  const occupant = index === null ? undefined : rows.find((row) => row.index === index);
+  if (occupant?.windowId === windowId) return unchanged;
+  // A window linked into several sessions has one link in each, and a bare
+  // "@N" lets tmux pick which one moves (often another session's, which then
+  // loses the window while the destination holds it twice): name the link,
+  // the destination's own when it holds the window, else the link in the
+  // first session tmux lists it in.
+  const from = inDestination ? destination : source.sessionId;
+  return { kind: "move", destination, index, occupant, from };
+}
+
+/** Moves the window as `plan` says; resolves with the window where it landed. */
+async function runMove(ctx: ToolContext, windowId: string, plan: Move): Promise<WindowView> {
+  const { destination, index, occupant, from } = plan;
+  const command = ["move-window", "-d", "-s", linkTarget(from, windowId)];
+  if (occupant) command.push("-k");
+  command.push("-t", `${destination}:${index ?? ""}`);
+  // The occupant -k kills may hold this server's pane by now (a concurrent
+  // swap_pane), and a window leaving its session may be the last one of the
+  // session holding that pane: tmux checks both right before the move, in
+  // its round trip.
+  const caller = await ctx.caller.guardedPane(ctx.tmux);
+  const replacing = unlessHoldsCaller(
+    occupant ? caller : null,
+    `${destination}:${index}`,
+    "window",
+    [command],
+  );
+  const [move] = from === destination
+    ? replacing
+    : unlessEndsCallerSession(caller, linkTarget(from, windowId), replacing);
+  const [moveOut, after] = await withoutValues(
+    [],
+    () => ctx.tmux.run([move, windowViewCommand(windowId)]),
+    [[
+      /index in use/,
+      new ToolError(
+        "another window took that index while the window was being moved",
+        "List the session's windows (list_windows) and pick a free index.",
+      ),
+    ]],
+  );
+  refuseIfEndedCallerSession(caller, moveOut, windowId, from);
+  if (occupant) {
+    refuseIfHeldCaller(caller, moveOut, `window ${occupant.windowId} (at the destination index)`);
+  }
+  const windows = parseWindows(after);
+  if (windows.length === 0) throw noSuch("window");
+  const moved = windows.find((w) =>
+    w.sessionId === destination && (index === null || w.index === index)
+  );
+  // A command inside tmux's check reports no failure of its own: the window
+  // must be where it was sent.
+  if (!moved) {
+    throw new ToolError(
+      `tmux did not move window ${windowId}`,
+      "List the windows (list_windows) to see where it is, and try again.",
+    );
+  }
+  return moved;
+}
