@@ -12,6 +12,7 @@ import type { ToolContext } from "./registry.ts";
 import {
   AWAIT_STATUS,
   type Frame,
+  type FrameStatus,
   parseFramedOutput,
   parseFrameStatus,
   widenOutput,
@@ -55,13 +56,7 @@ export async function collect(
 ): Promise<Collected> {
   const none = { exitStatus: null, lines: [], outputIncomplete: false };
   if (outcome === "cancelled") {
-    // Kept for a later call: the frame stores its status, not its rows; rows
-    // it copied before it learned that (the command ended meanwhile) go.
-    await ctx.tmux.run([
-      keepStatus(paneTarget(paneId), frame),
-      ["set-buffer", "-b", frame.outputBuffer, "x"],
-      ["delete-buffer", "-b", frame.outputBuffer],
-    ]).catch(() => {});
+    await keepForLater(ctx, paneId, frame);
     return { outcome, ...none };
   }
   const target = paneTarget(paneId);
@@ -97,31 +92,47 @@ export async function collect(
     const sofar = parseFramedOutput(bufferLines(screen), { x: 1, y: 0, height: 1 }, frame.echoMark);
     return { outcome, ...none, lines: sofar.startFound ? trimTrailingBlank(sofar.lines) : [] };
   }
-  if (stored.end === null || rows === null) {
+  const output = await completedOutput(ctx, target, frame, stored.end, rows, screen);
+  return { outcome, exitStatus: stored.exitStatus, ...output };
+}
+
+/**
+ * Kept for a later call: the frame stores its status, not its rows; rows
+ * it copied before it learned that (the command ended meanwhile) go.
+ */
+async function keepForLater(ctx: ToolContext, paneId: string, frame: Frame): Promise<void> {
+  await ctx.tmux.run([
+    keepStatus(paneTarget(paneId), frame),
+    ["set-buffer", "-b", frame.outputBuffer, "x"],
+    ["delete-buffer", "-b", frame.outputBuffer],
+  ]).catch(() => {});
+}
+
+/** The output of a completed run: the rows the frame copied, else what the screen shows. */
+async function completedOutput(
+  ctx: ToolContext,
+  target: string,
+  frame: Frame,
+  end: FrameStatus["end"],
+  rows: string | null,
+  screen: string,
+): Promise<Pick<Collected, "lines" | "outputIncomplete">> {
+  if (end === null || rows === null) {
     // The frame could not tell when tmux had read its output (or was killed):
     // the status stands, the output is what the screen shows after the echo.
     const after = parseFramedOutput(bufferLines(screen), { x: 1, y: 0, height: 1 }, frame.echoMark);
     return {
-      outcome,
-      exitStatus: stored.exitStatus,
       lines: after.startFound ? trimTrailingBlank(after.lines) : [],
       outputIncomplete: true,
     };
   }
-  const framed = parseFramedOutput(bufferLines(rows), stored.end, frame.echoMark);
-  if (framed.startFound) {
-    return { outcome, exitStatus: stored.exitStatus, lines: framed.lines, outputIncomplete: false };
-  }
+  const framed = parseFramedOutput(bufferLines(rows), end, frame.echoMark);
+  if (framed.startFound) return { lines: framed.lines, outputIncomplete: false };
   const whole = await ctx.tmux.one(["capture-pane", "-p", "-J", "-S", "-", "-t", target], {
     timeoutMs: HISTORY_READ_TIMEOUT_MS,
   });
   const widened = widenOutput(splitCapture(whole), framed.lines, frame.echoMark);
-  return {
-    outcome,
-    exitStatus: stored.exitStatus,
-    lines: widened ?? framed.lines,
-    outputIncomplete: widened === null,
-  };
+  return { lines: widened ?? framed.lines, outputIncomplete: widened === null };
 }
 
 /** Rows of history read when the frame copied none (it did not end, or could not tell). */
