@@ -126,10 +126,54 @@ const POSIX_CLASSES: Record<string, string> = {
 
 const LOOK_HINT = "Remove the %s, or set literal: true to search for the text itself.";
 
+/** Records a refused construct at `offset`; the hint defaults to removing it. */
+type Refuse = (construct: string, offset: number, hint?: string) => void;
+
+/**
+ * `[[:digit:]]` is valid JavaScript that means something else (a class
+ * of `[`, `:`, `d`, … then a `]`), so it would match nothing a model meant.
+ */
+function refusePosixClass(node: AST.CharacterClass, refuse: Refuse): void {
+  const posix = /^\[\[:([a-z]+):\]$/.exec(node.raw);
+  if (posix) {
+    const instead = POSIX_CLASSES[posix[1]];
+    refuse(
+      `POSIX class [:${posix[1]}:]`,
+      node.start,
+      `POSIX classes are not JavaScript syntax; write ${
+        instead ?? "a class such as [a-z]"
+      } instead.`,
+    );
+  }
+}
+
+/** `\p{…}` and a short `\u` outside a class: Annex B reads them as other text. */
+function refuseLookAlikeEscape(node: AST.Character, refuse: Refuse): void {
+  if (node.parent.type === "CharacterClass" || node.parent.type === "CharacterClassRange") {
+    return; // inside a class every escape is a plain character
+  }
+  const raw = node.raw;
+  if (raw === "\\p" || raw === "\\P") {
+    refuse(
+      "Unicode property escape",
+      node.start,
+      "Patterns are not in unicode mode; use a character class such as [a-z] instead, or escape the backslash to search for the text.",
+    );
+  } else if (raw === "\\u") {
+    refuse(
+      "incomplete \\u escape",
+      node.start,
+      "Write \\uXXXX with exactly four hex digits (\\u{...} is not supported).",
+    );
+  }
+}
+
+/** Throws the refusal of the unsupported construct that comes first in the pattern. */
 function refuseUnsupported(ast: AST.Pattern, parser: Regexpp): void {
   const found: Refusal[] = [];
-  const refuse = (construct: string, offset: number, hint = LOOK_HINT.replace("%s", construct)) =>
+  const refuse: Refuse = (construct, offset, hint = LOOK_HINT.replace("%s", construct)) => {
     found.push({ construct, offset, hint });
+  };
   parser.visitRegExpAST(ast, {
     onAssertionEnter(node) {
       if (node.kind === "lookahead") {
@@ -141,40 +185,8 @@ function refuseUnsupported(ast: AST.Pattern, parser: Regexpp): void {
     onBackreferenceEnter(node) {
       refuse(typeof node.ref === "number" ? "backreference" : "named backreference", node.start);
     },
-    onCharacterClassEnter(node) {
-      // `[[:digit:]]` is valid JavaScript that means something else (a class
-      // of `[`, `:`, `d`, … then a `]`), so it would match nothing a model meant.
-      const posix = /^\[\[:([a-z]+):\]$/.exec(node.raw);
-      if (posix) {
-        const instead = POSIX_CLASSES[posix[1]];
-        refuse(
-          `POSIX class [:${posix[1]}:]`,
-          node.start,
-          `POSIX classes are not JavaScript syntax; write ${
-            instead ?? "a class such as [a-z]"
-          } instead.`,
-        );
-      }
-    },
-    onCharacterEnter(node) {
-      if (node.parent.type === "CharacterClass" || node.parent.type === "CharacterClassRange") {
-        return; // inside a class every escape is a plain character
-      }
-      const raw = node.raw;
-      if (raw === "\\p" || raw === "\\P") {
-        refuse(
-          "Unicode property escape",
-          node.start,
-          "Patterns are not in unicode mode; use a character class such as [a-z] instead, or escape the backslash to search for the text.",
-        );
-      } else if (raw === "\\u") {
-        refuse(
-          "incomplete \\u escape",
-          node.start,
-          "Write \\uXXXX with exactly four hex digits (\\u{...} is not supported).",
-        );
-      }
-    },
+    onCharacterClassEnter: (node) => refusePosixClass(node, refuse),
+    onCharacterEnter: (node) => refuseLookAlikeEscape(node, refuse),
     onGroupEnter(node) {
       if (node.modifiers?.add.multiline) {
         refuse(
