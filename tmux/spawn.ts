@@ -65,20 +65,10 @@ export function missingTmux(binary: string, notPermitted: boolean, setting?: str
   );
 }
 
-/**
- * Runs `binary args...` to completion, killing and reaping it on timeout or
- * abort. Throws a {@link TmuxError} of kind missing, timeout or cancelled.
- */
-export async function spawnTmux(
-  binary: string,
-  args: string[],
-  options: SpawnOptions = {},
-): Promise<SpawnResult> {
-  const timeoutMs = options.timeoutMs ?? 10_000;
-  if (options.signal?.aborted) throw cancelled();
-  let child: Deno.ChildProcess;
+/** Starts `binary args...` with piped output; a missing or unpermitted binary is "missing". */
+function startChild(binary: string, args: string[]): Deno.ChildProcess {
   try {
-    child = new Deno.Command(binary, {
+    return new Deno.Command(binary, {
       args,
       env: childEnvironment(),
       clearEnv: true,
@@ -92,6 +82,29 @@ export async function spawnTmux(
     }
     throw error;
   }
+}
+
+/** The error of a tmux process that did not finish within `timeoutMs`. */
+function noAnswer(timeoutMs: number): TmuxError {
+  return new TmuxError(
+    "timeout",
+    `tmux did not answer within ${Math.round(timeoutMs / 100) / 10} s`,
+    "Check that the tmux server is responsive (a hung tmux or a stuck hook can block it) and try again.",
+  );
+}
+
+/**
+ * Runs `binary args...` to completion, killing and reaping it on timeout or
+ * abort. Throws a {@link TmuxError} of kind missing, timeout or cancelled.
+ */
+export async function spawnTmux(
+  binary: string,
+  args: string[],
+  options: SpawnOptions = {},
+): Promise<SpawnResult> {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  if (options.signal?.aborted) throw cancelled();
+  const child = startChild(binary, args);
   spawnStats.started++;
   adopt(child, "command");
   const stdout = drain(child.stdout);
@@ -123,11 +136,7 @@ export async function spawnTmux(
       stdout.cancel();
       stderr.cancel();
       if (reason === "cancelled") throw cancelled();
-      throw new TmuxError(
-        "timeout",
-        `tmux did not answer within ${Math.round(timeoutMs / 100) / 10} s`,
-        "Check that the tmux server is responsive (a hung tmux or a stuck hook can block it) and try again.",
-      );
+      throw noAnswer(timeoutMs);
     }
     const [status, out, err] = outcome!;
     return { code: status.code, stdout: out, stderr: err };
