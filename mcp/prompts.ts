@@ -255,73 +255,90 @@ const buildWorkspace: PromptDef = {
   ],
   offered: (env) => env.has("create_session") && env.has("create_window"),
   render({ sessionName, windows }, env) {
-    // create_session refuses it: the recipe would fail at its first call.
-    if (sessionName.startsWith("$")) {
-      throw new ResourceError(`sessionName ${DOLLAR_SESSION_NAME}`, INVALID_PARAMS);
-    }
-    const wanted = parseWindows(windows);
-    if (wanted.length === 0 || wanted.some((w) => w.name === "")) {
-      throw new ResourceError(
-        "windows must name at least one window, as comma-separated names (name=command to start a command)",
-        INVALID_PARAMS,
-      );
-    }
-    const [first, ...rest] = wanted;
-    const commands = wanted.filter((w) => w.command !== null);
-    const starter = env.has("send_keys") && env.has("run_shell_command")
-      ? "send_keys with enter: true for commands that keep running (servers, watchers, tails), run_shell_command for commands that finish"
-      : env.has("send_keys")
-      ? "send_keys with enter: true"
-      : env.has("run_shell_command")
-      ? "run_shell_command (for commands that keep running, give a short timeoutSeconds: a timeout leaves them running and says so)"
-      : undefined;
+    const wanted = workspaceWindows(sessionName, windows);
     // tmux stores ':' and '.' of a session name as '_', and a name is only
     // found as stored: every later call names the session by its id.
     const stored = sessionName.replace(/[:.]/g, "_");
-    const sessionId = "<sessionId>";
     return `Build the tmux workspace "${sessionName}" with ${
       counted(wanted.length, "window")
-    }.\n\n${
-      numbered([
-        env.has("list_sessions") &&
-        `Look first: ${call("list_sessions", {})}. If a session named ${
-          JSON.stringify(stored)
-        } exists${
-          stored === sessionName ? "" : " (tmux stores ':' and '.' in a session name as '_')"
-        }, do not create it again: use its sessionId as ${sessionId} below, compare its windows${
-          env.has("list_windows") ? " (list_windows)" : ""
-        } and create only the missing ones.`,
-        `Create the session with its first window: ${
-          call("create_session", { name: sessionName, windowName: first.name })
-        }. Keep session.sessionId (${sessionId} below) and pane.paneId from the result.`,
-        ...rest.map((w) =>
-          `Create window ${JSON.stringify(w.name)}: ${
-            call("create_window", { session: sessionId, name: w.name })
-          }; keep pane.paneId.`
-        ),
-        commands.length > 0 && starter &&
-        `Start the commands in their windows' panes (the paneId of each result), with ${starter}: ${
-          commands.map((w) => `${JSON.stringify(w.name)}: ${JSON.stringify(w.command)}`).join("; ")
-        }.`,
-        commands.length > 0 && !starter &&
-        "This server cannot type into panes (its input tools are not offered): tell the user which commands to start in which window.",
-        // A program that fails at once has printed its error before any wait
-        // begins, and wait_for_text sees only later output: read first.
-        commands.length > 0 && env.has("snapshot_pane") &&
-        `Confirm each started: ${
-          call("snapshot_pane", { paneId: "<its paneId>" })
-        } shows what it printed so far (an error followed by a shell prompt means it failed at once).`,
-        commands.length > 0 && env.has("wait_for_text") &&
-        `If a pane printed nothing yet, ${
-          call("wait_for_text", { paneId: "<its paneId>", timeoutSeconds: 10 })
-        } waits for its first output (it sees only output printed after it begins).`,
-        env.has("list_windows") &&
-        `Check the result: ${call("list_windows", { session: sessionId })}.`,
-        "Report the session id and each window's name, window id and pane id.",
-      ])
-    }`;
+    }.\n\n${numbered(workspaceSteps(env, sessionName, stored, wanted))}`;
   },
 };
+
+/** The windows `windows` names; refuses a session name or list create_* would refuse. */
+function workspaceWindows(sessionName: string, windows: string): WorkspaceWindow[] {
+  // create_session refuses it: the recipe would fail at its first call.
+  if (sessionName.startsWith("$")) {
+    throw new ResourceError(`sessionName ${DOLLAR_SESSION_NAME}`, INVALID_PARAMS);
+  }
+  const wanted = parseWindows(windows);
+  if (wanted.length === 0 || wanted.some((w) => w.name === "")) {
+    throw new ResourceError(
+      "windows must name at least one window, as comma-separated names (name=command to start a command)",
+      INVALID_PARAMS,
+    );
+  }
+  return wanted;
+}
+
+/** How to start a command in a pane with the input tools offered; undefined with none. */
+function commandStarter(env: Env): string | undefined {
+  return env.has("send_keys") && env.has("run_shell_command")
+    ? "send_keys with enter: true for commands that keep running (servers, watchers, tails), run_shell_command for commands that finish"
+    : env.has("send_keys")
+    ? "send_keys with enter: true"
+    : env.has("run_shell_command")
+    ? "run_shell_command (for commands that keep running, give a short timeoutSeconds: a timeout leaves them running and says so)"
+    : undefined;
+}
+
+/** The steps of build_workspace; false leaves a step out. */
+function workspaceSteps(
+  env: Env,
+  sessionName: string,
+  stored: string,
+  wanted: WorkspaceWindow[],
+): (string | false | undefined)[] {
+  const [first, ...rest] = wanted;
+  const commands = wanted.filter((w) => w.command !== null);
+  const starter = commandStarter(env);
+  const sessionId = "<sessionId>";
+  return [
+    env.has("list_sessions") &&
+    `Look first: ${call("list_sessions", {})}. If a session named ${JSON.stringify(stored)} exists${
+      stored === sessionName ? "" : " (tmux stores ':' and '.' in a session name as '_')"
+    }, do not create it again: use its sessionId as ${sessionId} below, compare its windows${
+      env.has("list_windows") ? " (list_windows)" : ""
+    } and create only the missing ones.`,
+    `Create the session with its first window: ${
+      call("create_session", { name: sessionName, windowName: first.name })
+    }. Keep session.sessionId (${sessionId} below) and pane.paneId from the result.`,
+    ...rest.map((w) =>
+      `Create window ${JSON.stringify(w.name)}: ${
+        call("create_window", { session: sessionId, name: w.name })
+      }; keep pane.paneId.`
+    ),
+    commands.length > 0 && starter &&
+    `Start the commands in their windows' panes (the paneId of each result), with ${starter}: ${
+      commands.map((w) => `${JSON.stringify(w.name)}: ${JSON.stringify(w.command)}`).join("; ")
+    }.`,
+    commands.length > 0 && !starter &&
+    "This server cannot type into panes (its input tools are not offered): tell the user which commands to start in which window.",
+    // A program that fails at once has printed its error before any wait
+    // begins, and wait_for_text sees only later output: read first.
+    commands.length > 0 && env.has("snapshot_pane") &&
+    `Confirm each started: ${
+      call("snapshot_pane", { paneId: "<its paneId>" })
+    } shows what it printed so far (an error followed by a shell prompt means it failed at once).`,
+    commands.length > 0 && env.has("wait_for_text") &&
+    `If a pane printed nothing yet, ${
+      call("wait_for_text", { paneId: "<its paneId>", timeoutSeconds: 10 })
+    } waits for its first output (it sees only output printed after it begins).`,
+    env.has("list_windows") &&
+    `Check the result: ${call("list_windows", { session: sessionId })}.`,
+    "Report the session id and each window's name, window id and pane id.",
+  ];
+}
 
 const ALL: PromptDef[] = [runAndCheck, watchUntil, diagnosePane, buildWorkspace];
 
