@@ -6,7 +6,7 @@
 
 import { z } from "zod";
 import { ToolError } from "../mcp/errors.ts";
-import { type AnyTool, defineTool, readsTerminal } from "../mcp/registry.ts";
+import { type AnyTool, defineTool, readsTerminal, type ToolContext } from "../mcp/registry.ts";
 import { utf8Length } from "../mcp/budget.ts";
 import { renderText } from "../mcp/render_text.ts";
 import { counted } from "../mcp/words.ts";
@@ -74,33 +74,8 @@ function build(nested: readonly AnyTool[]): AnyTool {
     specialize: (selected) => build(nestable(selected)),
     async handler(args, ctx) {
       const allowed = new Set(nested.map((t) => t.name));
-      const results: z.infer<typeof row>[] = [];
-      let stoppedAt: number | null = null;
-      const operations = args.operations as {
-        tool: string;
-        arguments?: Record<string, unknown> | null;
-      }[];
-      for (const [index, op] of operations.entries()) {
-        if (ctx.signal.aborted) {
-          throw new ToolError("the request was cancelled", "Call the tool again if still needed.");
-        }
-        const outcome = allowed.has(op.tool) ? await ctx.call(op.tool, op.arguments ?? {}) : {
-          ok: false as const,
-          error: `${op.tool} failed: it cannot be nested in a read batch. Use it directly.`,
-        };
-        results.push({
-          index,
-          tool: op.tool,
-          success: outcome.ok,
-          error: outcome.ok ? null : outcome.error,
-          result: outcome.ok ? outcome.result : null,
-          resultTruncated: false,
-        });
-        if (!outcome.ok && args.onError === "stop") {
-          stoppedAt = index;
-          break;
-        }
-      }
+      const operations = args.operations as Operation[];
+      const { results, stoppedAt } = await runRows(ctx, allowed, operations, args.onError);
       const value = {
         results,
         succeeded: results.filter((r) => r.success).length,
@@ -110,22 +85,69 @@ function build(nested: readonly AnyTool[]): AnyTool {
         truncatedBytes: 0,
         onError: args.onError,
       };
-      // Null results from the last row backwards until the whole line fits.
-      for (
-        let i = results.length - 1;
-        i >= 0 && ctx.responseLineBytes(value, args) > BATCH_RESPONSE_MAX_BYTES;
-        i--
-      ) {
-        if (results[i].result === null) continue;
-        value.truncatedBytes += utf8Length(JSON.stringify(results[i].result));
-        results[i].result = null;
-        results[i].resultTruncated = true;
-        value.truncated = true;
-      }
+      fitResponse(value, (v) => ctx.responseLineBytes(v, args));
       return value;
     },
     render: (r, args) => renderBatch(r, args?.operations ?? [], nested),
   });
+}
+
+/** One row of a batch's input. */
+interface Operation {
+  tool: string;
+  arguments?: Record<string, unknown> | null;
+}
+
+/** Runs the rows in order; with onError "stop", none after the first that fails. */
+async function runRows(
+  ctx: ToolContext,
+  allowed: ReadonlySet<string>,
+  operations: Operation[],
+  onError: "stop" | "continue",
+): Promise<{ results: z.infer<typeof row>[]; stoppedAt: number | null }> {
+  const results: z.infer<typeof row>[] = [];
+  let stoppedAt: number | null = null;
+  for (const [index, op] of operations.entries()) {
+    if (ctx.signal.aborted) {
+      throw new ToolError("the request was cancelled", "Call the tool again if still needed.");
+    }
+    const outcome = allowed.has(op.tool) ? await ctx.call(op.tool, op.arguments ?? {}) : {
+      ok: false as const,
+      error: `${op.tool} failed: it cannot be nested in a read batch. Use it directly.`,
+    };
+    results.push({
+      index,
+      tool: op.tool,
+      success: outcome.ok,
+      error: outcome.ok ? null : outcome.error,
+      result: outcome.ok ? outcome.result : null,
+      resultTruncated: false,
+    });
+    if (!outcome.ok && onError === "stop") {
+      stoppedAt = index;
+      break;
+    }
+  }
+  return { results, stoppedAt };
+}
+
+/** Nulls results from the last row backwards until the whole line (`lineBytes`) fits. */
+function fitResponse(
+  value: z.infer<typeof output>,
+  lineBytes: (value: z.infer<typeof output>) => number,
+): void {
+  const results = value.results;
+  for (
+    let i = results.length - 1;
+    i >= 0 && lineBytes(value) > BATCH_RESPONSE_MAX_BYTES;
+    i--
+  ) {
+    if (results[i].result === null) continue;
+    value.truncatedBytes += utf8Length(JSON.stringify(results[i].result));
+    results[i].result = null;
+    results[i].resultTruncated = true;
+    value.truncated = true;
+  }
 }
 
 /** The batch's text: a summary line, then each row's own text (its tool's rendering), indented. */
