@@ -17,8 +17,32 @@ import {
   tmuxVersion,
   TRANSPORTS,
 } from "./harness.ts";
-import { escapesDollarInNames, refusesTitlesWithoutWidth } from "../tmux/version.ts";
+import { parseTmuxVersion } from "../tmux/version.ts";
 import { layoutChecksum } from "../tools/select_layout.ts";
+
+/**
+ * True for a tmux before 3.4 (a `tmux -V` line); a build without a number
+ * counts as newest. The product reads back what tmux stored instead of
+ * deciding by version, so only these tests need to know which it is.
+ */
+function before34(version: string): boolean {
+  const parsed = parseTmuxVersion(version);
+  return parsed !== null && (parsed.major < 3 || (parsed.major === 3 && parsed.minor < 4));
+}
+
+/**
+ * tmux 3.3 stores `$` before a letter, `_` or `{` as `\$` in a session name
+ * and a renamed window's name (its vis(3) use escaped `$` always); 3.4+
+ * stores it as given.
+ */
+const escapesDollarInNames = before34;
+
+/**
+ * tmux 3.3 keeps a pane's previous title when the new one holds a character
+ * it gives no width (a C1 control, U+2028, an unassigned code point); 3.4+
+ * stores the title as given.
+ */
+const refusesTitlesWithoutWidth = before34;
 
 /** A server test with every toolset on, in the control transport unless told otherwise. */
 function workspaceTest(

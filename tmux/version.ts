@@ -49,24 +49,6 @@ export function chordsAsIn33(version: string): boolean {
 }
 
 /**
- * tmux 3.3 stores `$` before a letter, `_` or `{` as `\$` in a session name
- * and a renamed window's name (its vis(3) use escaped `$` always); 3.4+
- * stores it as given.
- */
-export function escapesDollarInNames(version: string): boolean {
-  return !atLeast(version, 3, 4);
-}
-
-/**
- * tmux 3.3 keeps a pane's previous title when the new one holds a character
- * it gives no width (a C1 control, U+2028, an unassigned code point); 3.4+
- * stores the title as given.
- */
-export function refusesTitlesWithoutWidth(version: string): boolean {
-  return !atLeast(version, 3, 4);
-}
-
-/**
  * The `capture-pane` flags for rows with their trailing spaces kept, up to
  * the last cell written (what -J joins): `-N` on 3.3; from 3.4 `-N` pads
  * every row to the pane's width and `-T` stops at the last used cell.
