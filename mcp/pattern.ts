@@ -1,25 +1,10 @@
 /**
  * The one pattern module every text-matching tool uses (`search_panes`,
- * `wait_for_text`): validates a pattern, compiles it, and answers "does
- * this line contain a match?".
- *
- * Dialect: JavaScript regular-expression syntax as `new RegExp(pattern, "i")`
- * reads it (no `u` flag), minus what {@link parseSearchPattern} refuses
- * (lookarounds, backreferences, the `m` modifier). Each line is matched on
- * its own: `^`/`$` are line start and end. Text is read by code point (see
- * mcp/pattern_tree.ts): `.` is a whole emoji.
- *
- * Engine, chosen by measurement (bench/search_bench.ts): a position
- * automaton of our own, run bit-parallel (mcp/pattern_program.ts,
- * mcp/pattern_run.ts). RE2's lazy DFA (npm re2js) gave up on counted
- * repetitions such as `a.{0,990}b` and fell back to a simulation costing
- * the program's size per character; here a character costs a fixed number
- * of word operations, bounded at compile time, whatever the text. V8's
- * default engine is never given a user pattern: it backtracks.
- *
- * Common searches skip the automaton: a line is first checked for a literal
- * every match must contain (`includes`), and a pattern that is only
- * literals is answered by that check alone on ASCII lines.
+ * `wait_for_text`): validates a pattern (JavaScript syntax, minus what
+ * {@link parseSearchPattern} refuses), compiles it, and answers "does this
+ * line contain a match?". Each line is matched on its own, by code point.
+ * No user pattern ever reaches V8's backtracking engine: the engine and why
+ * are in docs/decisions/001-pattern-engine.md.
  *
  * @module
  */
