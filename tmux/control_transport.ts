@@ -1,30 +1,10 @@
 /**
  * A persistent control-mode client (`tmux -C attach-session`) that carries
  * each round trip as one command line, so steady-state calls start no
- * process. While no client is attached (no session yet, reconnecting, or
- * control mode failing) every round trip runs through a one-process-per-call
- * {@link ProcessTransport} instead, so callers never notice the difference.
- *
- * Framing (measured on tmux 3.3a): every command a control client sends gets
- * its own `%begin <time> <number> <flags>` … `%end|%error <same triple>`
- * block, flags 1 for commands read from the client and 0 for the attach
- * itself and for hooks. A failing command skips the rest of its line; a
- * command inserted by `if-shell -F` gets blocks of its own. So a round trip is
- * written as `c1 ; M ; c2 ; M ; … ; cN` followed by a second line `T`, where
- * `M` prints a separator marker and `T` a per-request terminator: output
- * between markers belongs to one command, and the terminator (on its own line,
- * so it runs even after a failure) ends the request whatever happened. The
- * terminator also prints the client's session, which is empty when the round
- * trip destroyed it: the client is then retired before anyone sends to it.
- * Only a `%end`/`%error` with the `%begin`'s exact time, number and flags
- * closes a block, so command output that prints such lines stays content.
- *
- * A round trip of one read (a quiet command: one block, no session changed)
- * is sent alone, without terminator: its one block, `%end` or `%error` (a
- * parse error gets a block too), is the whole answer, and tmux runs one
- * command instead of two. A marker or terminator arriving where such a
- * read's answer is due means replies and requests are out of step, and the
- * client is replaced, as for any other misalignment.
+ * process; while none is attached, round trips go through a
+ * {@link ProcessTransport} instead. Each round trip is framed by markers and
+ * a terminator, and any misalignment replaces the client: the framing and
+ * why are in docs/decisions/002-control-mode-framing.md.
  *
  * @module
  */
