@@ -1,33 +1,9 @@
 /**
  * Hearing about a person's changes (sessions, windows, panes created,
  * renamed, killed) while anyone is subscribed to a resource: a listen-only
- * control client, attached to one session of the driven server from the
- * first subscription to the end of the last. tmux sends every control client
- * `%sessions-changed`, `%session-renamed` and the (unlinked-)window
- * notifications of every session, but pane-level changes (`%layout-change`)
- * only for the session the client is attached to. So the client also
- * subscribes to a format that spells out every session, window and pane
- * (`refresh-client -B`): tmux re-evaluates it about once a second and sends
- * `%subscription-changed tmux-mcp-topology …` at first and whenever it
- * differs, which covers panes split off or killed in any session, with no
- * timer on our side. (Whoever hears these lines compares the resource
- * listing, so a report that changes nothing sends nothing.) The subscription
- * is bound to one pane of the client's session, never to the session itself:
- * tmux 3.3a's once-a-second check of a session subscription dereferences the
- * client's session, which is NULL while a client whose session was killed is
- * leaving, and crashes the server. When that pane goes, the subscription
- * moves to the session's active pane.
- *
- * It is attached with `-E` (it does not copy this process's environment
- * into the session), `read-only`, `ignore-size` (it never sizes anyone's
- * windows) and `no-output` (no `%output` flood); the subscription is the only
- * command it sends. When its session ends it attaches to another one, if any
- * is left. When none is (the own server outlives its last session) or the
- * server is gone (tmux restarts on the same socket), it tries again after
- * {@link RETRY_MIN_MS}, doubling up to {@link RETRY_MAX_MS}: tmux 3.3a keeps
- * no control client without a session, so asking is the only way to learn
- * that one appeared. That costs one `tmux list-sessions` every two seconds,
- * only while someone is subscribed and nothing can be listened to.
+ * control client, subscribed to a format that spells out every session,
+ * window and pane, runs from the first subscription to the end of the last.
+ * Why: docs/decisions/003-topology-listener.md.
  *
  * @module
  */
@@ -172,7 +148,8 @@ export class TopologyListener {
    * drops a subscription sent before attaching): keeps the current pane while
    * it exists, else takes the session's active pane. Checks run one at a time,
    * each for the newest request, so a client that replaced another is never
-   * skipped.
+   * skipped. A pane, never the session: a session subscription crashes tmux
+   * (docs/tmux-quirks.md#session-format-subscription-of-a-client-leaving-a-killed-session-crash).
    */
   async #subscribe(child: Deno.ChildProcess, session: string): Promise<void> {
     this.#wantedSubscription = { child, session };
