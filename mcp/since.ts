@@ -2,26 +2,8 @@
  * "What is new in this pane since I last looked": consistent reads of a
  * pane's rows with absolute line numbers, and the comparison of a read with
  * a remembered {@link CursorState}. `capture_since` hands the state out as
- * its cursor; `wait_for_text` keeps it in memory between wake-ups.
- *
- * Absolute line numbers: a row's number is tmux's `history_size` plus its
- * screen row at the time of the read. Scrolling keeps numbers stable (the
- * history grows by as many rows as the screen scrolled), and so does a
- * height change (rows move between the history and the screen, and the
- * history size changes by as many); they only shift when tmux drops history
- * (trimming a tenth of `history-limit` at a time when the history is full,
- * or `clear-history`), and a width change re-wraps them. The remembered rows
- * (a few history rows above the screen, which cannot change while they stay
- * history, and the screen's rows) are compared by hash: found at the same
- * numbers, the rows after them and any screen row that changed are new;
- * found higher up, history was trimmed and the numbers shift; found nowhere,
- * the history they were in is gone.
- * A cursor taken before the pane first scrolled remembers no history rows,
- * and its screen rows may be blank or rewritten: then only tmux's counts
- * (history size against the limit) can rule out a trim, only the cursor's
- * row (still starting with what it held) a clear after rows scrolled, and
- * where they cannot, the comparison says the history is lost rather than
- * guess a redraw.
+ * its cursor; `wait_for_text` keeps it in memory between wake-ups. How line
+ * numbers and row hashes find the new rows: docs/decisions/004-absolute-line-numbers.md.
  *
  * @module
  */
