@@ -1,21 +1,8 @@
 /**
- * Learning, within milliseconds, that a pane printed something. tmux tells a
- * control-mode client about every pane's output (`%output %3 ...`) in the
- * session it is attached to; the shared command transport runs with
- * `no-output`, so watching uses a control client of its own per session,
- * attached while anyone watches a pane of that session and ended when the
- * last watcher leaves, so no process outlives a wait. It is attached with
- * `ignore-size` (it never sizes anyone's windows), `read-only` and `-E` (it
- * does not copy this process's environment into the session), and it sends
- * no commands. Layout, focus and window-close notifications wake every
- * watcher of the session too: a killed pane shows up as one of them.
- *
- * When no control client can be attached, a watch polls instead; its
- * `mechanism` says which is in use. Either way a watch only says "look now":
- * callers read the pane to learn what changed. A pane moved to another
- * session (join-pane, move-pane, move-window) prints to that session's
- * clients only: a {@link FollowingWatch} is re-armed there by whoever reads
- * the pane and finds it moved.
+ * Learning, within milliseconds, that a pane printed something: a control
+ * client of its own per watched session (polling when none can attach),
+ * alive only while anyone watches. A watch only says "look now"; callers
+ * read the pane. Why: docs/decisions/005-output-watch.md.
  *
  * @module
  */
