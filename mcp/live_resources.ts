@@ -1,27 +1,8 @@
 /**
  * Live views of the driven tmux server (docs/behaviour.md#live-resources): `tmux://sessions`,
  * `tmux://panes/{paneId}` and `tmux://panes/{paneId}/content`, listed,
- * readable, completable and subscribable.
- *
- * A subscription to a pane arms an output watch (tmux/output_watch.ts: a
- * control client on the pane's session that says "the pane printed"), and on
- * each wake-up reads the pane and compares it with what the client was last
- * told about; updates are spaced at least {@link UPDATE_SPACING_MS} apart, so
- * a burst of output gives a handful of notifications, not one per line. A
- * pane that is killed or whose program exits gets one final update and its
- * subscription ends; a pane moved to another session is watched there from
- * the read that finds it moved. A subscription to `tmux://sessions` is updated when a
- * check finds the sessions view changed: after a topology change, and after a
- * session's active window or pane changed or a person's client came or went
- * (which change the view but not the list). While anything is
- * subscribed, a companion (the topology listener, tmux/topology_listen.ts)
- * runs too. Nothing runs while nobody is subscribed: no watch, no listener,
- * no timer.
- *
- * Pane ids contain `%`, which a URI must write as `%25`: the listed URIs use
- * that form (`tmux://panes/%253` is pane `%3`), which is also what expanding
- * the templates per RFC 6570 gives. A raw id that cannot be read as an escape
- * (`tmux://panes/%3`) is accepted too.
+ * readable, completable and subscribable. Nothing runs while nobody is
+ * subscribed. Why: docs/decisions/006-live-resources.md.
  *
  * @module
  */
