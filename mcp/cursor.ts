@@ -1,15 +1,7 @@
 /**
  * The opaque `capture_since` cursor: what the server remembers about a pane
  * between two calls, signed so that only this server process can have made
- * it. The signature is an HMAC-SHA-256 (WebCrypto) under a key drawn at
- * random when the process starts; a per-process instance id travels in clear
- * so that a cursor from another server process gets its own error message
- * rather than the one for a tampered cursor.
- *
- * Layout (big-endian), then base64url: version (1), instance id (8), pane
- * number (4), pane pid (4), pane width (2), base (4), top (4), open (4),
- * open row length (2), row count (2), row hashes (4 each), signature (16).
- * Version 1 lacked the open row length.
+ * it. Layout and why: docs/decisions/007-cursor-format.md.
  *
  * @module
  */
