@@ -1,13 +1,8 @@
 /**
  * Waiting on a tmux `wait-for` channel. A control-mode client answers
  * `wait-for` at once, so the wait runs as its own `tmux wait-for` process,
- * ended and reaped on timeout, on abort, and when this process exits.
- *
- * Measured on tmux 3.3a: a `tmux wait-for` client killed by any signal stays
- * registered in the server as a waiter, and that phantom swallows the next
- * `wait-for -S` of its channel (a later waiter is not woken). A private
- * channel can avoid that with `release`: the wait is ended by signalling the
- * channel, so the waiter leaves normally.
+ * ended and reaped on timeout, on abort, and when this process exits. A
+ * killed waiter lingers in tmux: docs/tmux-quirks.md#wait-for.
  *
  * @module
  */
