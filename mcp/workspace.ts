@@ -2,13 +2,9 @@
  * What the tools that create and arrange sessions, windows and panes share:
  * argument schemas for names, directories and environments, capability
  * records, reading the views tmux prints for a new object, confirming a start
- * directory, and keeping argument values out of error messages.
- *
- * Measured on tmux 3.3a: `new-session -s/-n/-c`, `new-window -n/-c`,
- * `split-window -c`, `respawn-pane -c`, `rename-session`, `rename-window` and
- * `select-pane -T` format-expand their value (`#(cmd)` runs a shell command),
- * so those values are escaped with `escapeFormat`. `-e NAME=value` and
- * targets (`-t =name`) are taken literally, so they are not.
+ * directory, and keeping argument values out of error messages. Names,
+ * titles and directories are escaped: tmux format-expands them
+ * (docs/tmux-quirks.md#values-tmux-format-expands).
  *
  * @module
  */

@@ -1,12 +1,7 @@
 /**
- * Reading tmux's environment tables. Plain `show-environment` prints
- * `NAME=value` with the value raw, so a value with a newline reads as two
- * variables. With `-s` tmux 3.3a prints each variable as shell code:
- * `NAME="value"; export NAME;` (with `\` before `$`, backquote, `"` and `\`
- * in the value, newlines kept) or `unset NAME;` for one marked for removal,
- * which parses exactly: a name never contains `=` (set-environment refuses it).
- * tmux 3.4+ also prints control characters as `\ooo` escapes; as the value's
- * own backslashes are doubled, {@link unescapeAt} tells the two apart.
+ * Reading tmux's environment tables, always through `show-environment -s`
+ * (shell code, which parses exactly); {@link unescapeAt} reads the control
+ * characters tmux 3.4+ escapes (docs/tmux-quirks.md#show-environment-output).
  *
  * @module
  */
