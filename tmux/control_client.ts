@@ -10,28 +10,12 @@ import { childEnvironment } from "./environment.ts";
 import { missingTmux, spawnStats, spawnTmux } from "./spawn.ts";
 
 /*
- * tmux 3.3a crashes (NULL `control_state` in control_write) when it sends a
- * notification such as `%sessions-changed` to a control client whose
- * identify handshake it has only half read: the client is flagged a control
- * client before its state exists. So this process never lets the two meet:
- * a control client is spawned only once no command that could make tmux
- * notify is in flight (`reserveAttach`, inside `spawnControlClient`), and
- * such commands wait while one of its control clients attaches
- * (`beginLoudCommands`).
- *
- * It also crashes (NULL `curw` in control_notify_session_window_changed)
- * when, with any control client attached, a session's current window
- * changes and the session is destroyed before tmux runs its queued
- * notifications: `select-window -t s:1` and `kill-session -t s` read in one
- * pass of its loop, as two tool calls' round trips sent together are. tmux
- * runs a command's notifications before it reads more input, so loud round
- * trips go one at a time: the next is sent once the one before is answered.
- *
- * A control client that ends is one such notification too: tmux tells every
- * control client `%client-detached` once it notices the end, so an attach
- * waits while one of ours is leaving, and after one ended makes a round
- * trip as a plain client first, which tmux answers only after it has sent
- * that notification (docs/tmux-quirks.md).
+ * tmux (3.3a to 3.6) crashes when it notifies a control client that is still
+ * attaching, and when a session whose current window changed is destroyed
+ * before its queued notifications ran. So attaches and commands that make
+ * tmux notify ("loud" ones, and one of our clients ending) never overlap,
+ * and loud round trips go one at a time: docs/tmux-quirks.md, the two crash
+ * sections.
  */
 /** Control clients (or reserved slots for them) that have not attached yet. */
 const attaching = new Set<object>();
