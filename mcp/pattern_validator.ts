@@ -1,22 +1,11 @@
 /**
  * The validator of the search dialect: parses a pattern as JavaScript
- * regular-expression syntax (Annex B, i.e. what `new RegExp(pattern, "i")`
- * accepts, without the `u` flag) and refuses, before anything is compiled,
- * every construct the contract excludes or that would not mean what it says.
- *
- * Refused, each named with its 0-based offset (a UTF-16 index into the
- * pattern, the same index JavaScript uses):
- * - lookahead `(?=`, negative lookahead `(?!`, lookbehind `(?<=`, negative
- *   lookbehind `(?<!`, backreferences `\1` and `\k<name>` (to a group that exists);
- * - look-alikes whose Annex B reading surprises: `\p{…}`/`\P{…}` (literal
- *   `p{…}` without the `u` flag) and `\u` not followed by four hex digits
- *   (`\u{41}` would mean 41 `u`s);
- * - the `m` modifier `(?m:…)`: lines are matched one at a time.
- *
- * Accepted look-alikes keep their JavaScript meaning: `\(?=` is the text
- * `(?=`, `[(?=]` is a class of three characters, `\12` without twelve
- * groups is the legacy octal escape U+000A (`\400` is U+0020 then `0`), `\8`
- * is the digit 8, and `\k` without named groups is the letter k.
+ * regular-expression syntax (Annex B: what `new RegExp(pattern, "i")`
+ * accepts, no `u` flag) and refuses, with its 0-based UTF-16 offset, every
+ * construct that is excluded or would not mean what it says: lookarounds,
+ * backreferences, `\p{…}`, a `\u` without four hex digits, the `m`
+ * modifier. Accepted look-alikes keep their JavaScript meaning
+ * (docs/behaviour.md#search-patterns).
  *
  * @module
  */
