@@ -7,8 +7,7 @@
  * @module
  */
 
-import { CATALOG, readsTerminalContent } from "./mcp/catalog.ts";
-import { nestable, READ_BATCH } from "./mcp/catalog.ts";
+import { CATALOG, nestable, READ_BATCH, readsTerminalContent } from "./mcp/catalog.ts";
 import {
   capabilitiesDocument,
   capabilitiesProvider,
