@@ -45,12 +45,24 @@ function cleanError(tool: string, result: CallToolResult): string {
   return text;
 }
 
-/** Starts a fresh tmux server on the fixture's socket (the panes run the fixture shell). */
+/**
+ * Starts a fresh tmux server on the fixture's socket (the panes run the
+ * fixture shell). Right after a kill-server the old server may still hold the
+ * socket while it exits: the client then reports that it exited, and the
+ * start is repeated once tmux has let go of it.
+ */
 async function bringBack(fx: TmuxFixture, name: string): Promise<void> {
-  await fx.tmux(
-    ...["start-server", ";", "set-option", "-g", "default-command", FIXTURE_SHELL, ";"],
-    ...["new-session", "-d", "-s", name, "-x", "100", "-y", "30"],
-  );
+  for (let attempt = 1;; attempt++) {
+    try {
+      await fx.tmux(
+        ...["start-server", ";", "set-option", "-g", "default-command", FIXTURE_SHELL, ";"],
+        ...["new-session", "-d", "-s", name, "-x", "100", "-y", "30"],
+      );
+      return;
+    } catch (error) {
+      if (attempt === 20 || !String(error).includes("server exited unexpectedly")) throw error;
+    }
+  }
 }
 
 /** Starts a tmux server on the fixture's socket unless one answers (a failed step killed it). */
