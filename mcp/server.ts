@@ -145,6 +145,14 @@ export class TmuxMcpServer {
         instructions: options.instructions,
       },
     );
+    this.#handleTools(options);
+    this.#handleResources(options);
+    this.#handleCompletion(options);
+    this.#handlePrompts(options);
+  }
+
+  /** tools/list and tools/call. */
+  #handleTools(options: ServerOptions): void {
     // Built on first use: converting 45 schemas to JSON Schema is the largest
     // piece of start-up work, and the initialize answer need not wait for it.
     let listings: ReturnType<typeof toolListing>[] | undefined;
@@ -156,6 +164,10 @@ export class TmuxMcpServer {
       (request: CallToolRequest, extra: Extra) =>
         this.#call(request.params.name, request.params.arguments, extra),
     );
+  }
+
+  /** Listing, reading and subscribing to resources. */
+  #handleResources(options: ServerOptions): void {
     this.server.handle(ListResourcesRequestSchema, async (request) => {
       const resources = await this.#listResources();
       this.#lastListing = listingKey(resources);
@@ -197,6 +209,10 @@ export class TmuxMcpServer {
       }
       throw unknownResource();
     });
+  }
+
+  /** completion/complete, for the arguments of the prompts and templates offered. */
+  #handleCompletion(options: ServerOptions): void {
     this.server.handle(CompleteRequestSchema, async (request: CompleteRequest) => {
       const { ref, argument: { name, value } } = request.params;
       // Only an argument this server declares, of a prompt it offers or a
@@ -229,6 +245,10 @@ export class TmuxMcpServer {
       }
       return { completion: { values: [], total: 0, hasMore: false } };
     });
+  }
+
+  /** prompts/list and prompts/get, when prompts are offered. */
+  #handlePrompts(options: ServerOptions): void {
     const prompts = options.prompts;
     if (prompts) {
       this.server.handle(ListPromptsRequestSchema, () => ({ prompts: prompts.list() }));
