@@ -286,6 +286,11 @@ export class TmuxFixture {
     }
     await Deno.remove(this.dir, { recursive: true }).catch(() => {});
   }
+
+  /** {@link TmuxFixture.close}, for `await using`: a fixture a test makes besides its own. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
 }
 
 /**
@@ -356,6 +361,10 @@ export interface Session {
   fails(name: string, args?: Record<string, unknown>): Promise<string>;
   /** Closes the client and waits for the server process to exit. */
   close(): Promise<void>;
+  /** {@link Session.close}, for `await using`: a server a test starts besides its own. */
+  [Symbol.asyncDispose](): Promise<void>;
+  /** The tmux processes the server started, when it runs tmux through a {@link CountingTmux}. */
+  counter?: CountingTmux;
 }
 
 /** Options of {@link startServer}. */
@@ -459,6 +468,9 @@ export async function startServer(
     async close() {
       await client.close();
     },
+    async [Symbol.asyncDispose]() {
+      await client.close();
+    },
   };
 }
 
@@ -495,6 +507,19 @@ export async function watchedSessions(fx: TmuxFixture, session: Session): Promis
   return (await fx.tmux("list-clients", "-F", "#{client_pid} #{session_name}")).split("\n")
     .map((line) => line.split(" ")).filter(([pid]) => watchers.has(pid)).map(([, name]) => name)
     .sort();
+}
+
+/**
+ * Runs `body` with process `pid` stopped (SIGSTOP), and lets it run on
+ * (SIGCONT) afterwards, even when `body` throws.
+ */
+export async function whileStopped(pid: number, body: () => Promise<void>): Promise<void> {
+  Deno.kill(pid, "SIGSTOP");
+  try {
+    await body();
+  } finally {
+    Deno.kill(pid, "SIGCONT");
+  }
 }
 
 /** A row of the process table. */
@@ -542,6 +567,16 @@ export interface ServerTestOptions {
   env?: (fx: TmuxFixture, pane: string) => Record<string, string> | Promise<Record<string, string>>;
   /** The fixture's first window size. */
   fixture?: { width?: number; height?: number };
+  /**
+   * Readies the fixture before the server starts (options, a pane running a
+   * program) and resolves with the pane the body gets; else the first pane.
+   */
+  pane?: (fx: TmuxFixture) => Promise<string>;
+  /**
+   * The server runs tmux through a {@link CountingTmux} in the fixture's
+   * directory (`--tmux`, and its --allow-run): `s.counter`.
+   */
+  counted?: boolean;
 }
 
 /** The body of a server test: the fixture, the connected server, and the fixture's first pane. */
@@ -549,19 +584,20 @@ export type ServerTestBody = (fx: TmuxFixture, s: Session, pane: string) => Prom
 
 /** Runs `body` with a fresh fixture and a server on it, and closes both afterwards. */
 export async function withServer(options: ServerTestOptions, body: ServerTestBody): Promise<void> {
-  const fx = await TmuxFixture.start(options.fixture);
-  let s: Session | undefined;
-  try {
-    const pane = (await fx.tmux("list-panes", "-a", "-F", "#{pane_id}")).split("\n")[0];
-    s = await startServer(fx.socketPath, {
-      args: options.args,
-      env: await options.env?.(fx, pane),
-    });
-    await body(fx, s, pane);
-  } finally {
-    await s?.close();
-    await fx.close();
-  }
+  // Disposed in reverse order whether the body passes or throws: the
+  // server's client, then the tmux server and its directory.
+  await using fx = await TmuxFixture.start(options.fixture);
+  const pane = options.pane
+    ? await options.pane(fx)
+    : (await fx.tmux("list-panes", "-a", "-F", "#{pane_id}")).split("\n")[0];
+  const counter = options.counted ? await countingTmux(fx.dir) : undefined;
+  await using s = await startServer(fx.socketPath, {
+    args: [...(options.args ?? []), ...(counter ? ["--tmux", counter.binary] : [])],
+    denoFlags: counter ? [`--allow-run=${counter.binary}`] : undefined,
+    env: await options.env?.(fx, pane),
+  });
+  s.counter = counter;
+  await body(fx, s, pane);
 }
 
 /** Registers `name` once per transport, each run with its own fixture and server. */

@@ -12,12 +12,15 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
 import {
   childProcesses,
-  countingTmux,
   eventually,
+  serverTest,
+  type ServerTestOptions,
   type Session,
   startServer,
   TmuxFixture,
   watchedSessions,
+  whileStopped,
+  withServer,
 } from "./harness.ts";
 import { logicalLines } from "../mcp/wait_text.ts";
 import type { Snapshot } from "../mcp/since.ts";
@@ -50,24 +53,26 @@ interface SinceResult {
   anchorLost: boolean;
 }
 
-/** A fixture whose first pane runs a plain bash, and a server driving it. */
-async function setup(
+/**
+ * The {@link withServer} options of these tests: an 80-column fixture whose
+ * pane runs a plain bash in a fresh window (history-limit applies to panes
+ * created after it is set).
+ */
+function setup(
   options: { args?: string[]; height?: number; historyLimit?: number } = {},
-): Promise<{ fixture: TmuxFixture; session: Session; pane: string }> {
-  const fixture = await TmuxFixture.start({ width: 80, height: options.height ?? 10 });
-  if (options.historyLimit !== undefined) {
-    await fixture.tmux("set-option", "-g", "history-limit", String(options.historyLimit));
-  }
-  // A fresh window: history-limit applies to panes created after it is set.
-  const pane = await fixture.windowPane(SHELL);
-  await fixture.runInPane(pane, "true");
-  const session = await startServer(fixture.socketPath, { args: options.args });
-  return { fixture, session, pane };
-}
-
-async function teardown(fixture: TmuxFixture, session: Session): Promise<void> {
-  await session.close();
-  await fixture.close();
+): ServerTestOptions {
+  return {
+    args: options.args,
+    fixture: { width: 80, height: options.height ?? 10 },
+    async pane(fixture) {
+      if (options.historyLimit !== undefined) {
+        await fixture.tmux("set-option", "-g", "history-limit", String(options.historyLimit));
+      }
+      const pane = await fixture.windowPane(SHELL);
+      await fixture.runInPane(pane, "true");
+      return pane;
+    },
+  };
 }
 
 /** A wait in flight: resolves `armed` at its first progress notification. */
@@ -139,70 +144,66 @@ async function tmuxChildren(serverPid: number): Promise<string[]> {
 }
 
 Deno.test("wait_for_text: text already on screen never matches, even \\S; timeout is clamped", async () => {
-  const { fixture, session, pane } = await setup({ args: ["--wait-max-seconds", "1"] });
-  try {
-    const r = await session.ok<WaitResult>("wait_for_text", {
-      paneId: pane,
-      patterns: ["\\S"],
-      // Above any schema bound a tool might have had (a day): clamped, never refused.
-      timeoutSeconds: 1e6,
-    });
-    assertEquals(r.outcome, "timeout");
-    assertEquals(r.presentAtEntry, true, "the prompt was on screen");
-    assertEquals(r.effectiveTimeoutSeconds, 1);
-    assertEquals(r.tail.lines, []);
-    assert(r.elapsedSeconds >= 1, "waited the effective timeout");
-  } finally {
-    await teardown(fixture, session);
-  }
+  await withServer(
+    setup({ args: ["--wait-max-seconds", "1"] }),
+    async (_fixture, session, pane) => {
+      const r = await session.ok<WaitResult>("wait_for_text", {
+        paneId: pane,
+        patterns: ["\\S"],
+        // Above any schema bound a tool might have had (a day): clamped, never refused.
+        timeoutSeconds: 1e6,
+      });
+      assertEquals(r.outcome, "timeout");
+      assertEquals(r.presentAtEntry, true, "the prompt was on screen");
+      assertEquals(r.effectiveTimeoutSeconds, 1);
+      assertEquals(r.tail.lines, []);
+      assert(r.elapsedSeconds >= 1, "waited the effective timeout");
+    },
+  );
 });
 
 // The watch has a control client of its own either way; the reads go through the transport.
-for (const transport of ["control", "process"] as const) {
-  Deno.test(`wait_for_text: a marker printed after the call matches, with progress [${transport}]`, async () => {
-    const { fixture, session, pane } = await setup({ args: ["--transport", transport] });
-    try {
-      const wait = startWait(session, {
-        paneId: pane,
-        patterns: ["nothing-like-this", "MARK-(\\d+)-END"],
-        timeoutSeconds: 25,
-      });
-      await wait.armed;
-      // Built from two parts so the typed command line (echoed) cannot match.
-      await type(fixture, pane, "echo MARK-'4''2'-END");
-      const r = structured(await wait.result);
-      assertEquals(r.outcome, "matched");
-      assertEquals(r.matchedIndex, 1);
-      assertEquals(r.matchedPattern, "MARK-(\\d+)-END");
-      assertEquals(r.presentAtEntry, false);
-      assert(r.tail.lines.includes("MARK-42-END"), `tail has the marker: ${r.tail.lines}`);
-      assertEquals(r.wakeup, "control-mode");
-      assert(wait.progress.length >= 1, "progress notifications arrive");
-    } finally {
-      await teardown(fixture, session);
-    }
-  });
-}
+serverTest(
+  "wait_for_text: a marker printed after the call matches, with progress",
+  async (fixture, session, pane) => {
+    const wait = startWait(session, {
+      paneId: pane,
+      patterns: ["nothing-like-this", "MARK-(\\d+)-END"],
+      timeoutSeconds: 25,
+    });
+    await wait.armed;
+    // Built from two parts so the typed command line (echoed) cannot match.
+    await type(fixture, pane, "echo MARK-'4''2'-END");
+    const r = structured(await wait.result);
+    assertEquals(r.outcome, "matched");
+    assertEquals(r.matchedIndex, 1);
+    assertEquals(r.matchedPattern, "MARK-(\\d+)-END");
+    assertEquals(r.presentAtEntry, false);
+    assert(r.tail.lines.includes("MARK-42-END"), `tail has the marker: ${r.tail.lines}`);
+    assertEquals(r.wakeup, "control-mode");
+    assert(wait.progress.length >= 1, "progress notifications arrive");
+  },
+  setup(),
+);
 
 Deno.test("wait_for_text: progress notifications keep arriving while waiting", async () => {
-  const { fixture, session, pane } = await setup({ args: ["--wait-max-seconds", "3"] });
-  try {
-    const wait = startWait(session, { paneId: pane, patterns: ["never-printed"] });
-    const r = structured(await wait.result);
-    assertEquals(r.outcome, "timeout");
-    assertEquals(r.effectiveTimeoutSeconds, 3);
-    assert(wait.progress.length >= 3, `one at arming and about one a second: ${wait.progress}`);
-    for (let i = 1; i < wait.progress.length; i++) {
-      assert(wait.progress[i] > wait.progress[i - 1], "progress increases");
-    }
-  } finally {
-    await teardown(fixture, session);
-  }
+  await withServer(
+    setup({ args: ["--wait-max-seconds", "3"] }),
+    async (_fixture, session, pane) => {
+      const wait = startWait(session, { paneId: pane, patterns: ["never-printed"] });
+      const r = structured(await wait.result);
+      assertEquals(r.outcome, "timeout");
+      assertEquals(r.effectiveTimeoutSeconds, 3);
+      assert(wait.progress.length >= 3, `one at arming and about one a second: ${wait.progress}`);
+      for (let i = 1; i < wait.progress.length; i++) {
+        assert(wait.progress[i] > wait.progress[i - 1], "progress increases");
+      }
+    },
+  );
 });
 
 Deno.test("wait_for_text: a marker wrapped over two rows matches as one line", async () => {
-  const { fixture, session, pane } = await setup();
-  try {
+  await withServer(setup(), async (fixture, session, pane) => {
     const wait = startWait(session, { paneId: pane, patterns: ["MARK-WRAP"], timeoutSeconds: 25 });
     await wait.armed;
     // 79 zeros then the marker: the 80-column pane wraps it after the M.
@@ -210,14 +211,11 @@ Deno.test("wait_for_text: a marker wrapped over two rows matches as one line", a
     const r = structured(await wait.result);
     assertEquals(r.outcome, "matched");
     assert(r.tail.lines.includes("ARK-WRAP"), `wrapped rows in the tail: ${r.tail.lines}`);
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("wait_for_text: a stop pattern wins over a pattern on the same line", async () => {
-  const { fixture, session, pane } = await setup();
-  try {
+  await withServer(setup(), async (fixture, session, pane) => {
     const wait = startWait(session, {
       paneId: pane,
       patterns: ["done"],
@@ -230,14 +228,11 @@ Deno.test("wait_for_text: a stop pattern wins over a pattern on the same line", 
     assertEquals(r.outcome, "stopped");
     assertEquals(r.matchedPattern, "error");
     assertEquals(r.matchedIndex, 0);
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("wait_for_text: literal patterns, case-sensitive when asked", async () => {
-  const { fixture, session, pane } = await setup();
-  try {
+  await withServer(setup(), async (fixture, session, pane) => {
     const wait = startWait(session, {
       paneId: pane,
       patterns: ["a.b[1]"],
@@ -252,14 +247,11 @@ Deno.test("wait_for_text: literal patterns, case-sensitive when asked", async ()
     assertEquals(r.outcome, "matched");
     assert(r.tail.lines.includes("a.b[1]"), `tail: ${r.tail.lines}`);
     assert(r.tail.lines.includes("A.B[1]"), "the earlier lines were seen and skipped");
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("wait_for_text: no patterns waits for any new output", async () => {
-  const { fixture, session, pane } = await setup();
-  try {
+  await withServer(setup(), async (fixture, session, pane) => {
     const wait = startWait(session, { paneId: pane, timeoutSeconds: 25 });
     await wait.armed;
     await type(fixture, pane, "echo hello");
@@ -268,38 +260,27 @@ Deno.test("wait_for_text: no patterns waits for any new output", async () => {
     assertEquals(r.matchedPattern, null);
     assertEquals(r.presentAtEntry, true, "the prompt counts as text on screen");
     assert(r.tail.lines.length > 0, "the tail shows what arrived");
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("wait_for_text: a burst that outruns the history still matches what tmux holds, and says lines went missing", async () => {
-  const { fixture, session, pane } = await setup({ height: 10, historyLimit: 100 });
-  const server = session.transport.pid!;
-  try {
+  await withServer(setup({ height: 10, historyLimit: 100 }), async (fixture, session, pane) => {
+    const server = session.transport.pid!;
     await fixture.runInPane(pane, "seq 1 300");
     const wait = startWait(session, { paneId: pane, patterns: ["^NEEDLE$"], timeoutSeconds: 10 });
     await wait.armed;
     // The server sleeps through the burst, so its next look comes after it:
     // the rows it remembered are long gone, NEEDLE is 21 lines from the end.
-    Deno.kill(server, "SIGSTOP");
-    try {
-      await fixture.runInPane(pane, "seq 1 200; echo NEE''DLE; seq 1 20");
-    } finally {
-      Deno.kill(server, "SIGCONT");
-    }
+    await whileStopped(server, () => fixture.runInPane(pane, "seq 1 200; echo NEE''DLE; seq 1 20"));
     const r = structured(await wait.result);
     assertEquals(r.outcome, "matched", `tail: ${r.tail.lines.slice(-12)}`);
     assertEquals(r.tail.truncated, true, "lines before what tmux holds are missing");
     assert(r.tail.droppedLines >= 1, `droppedLines: ${r.tail.droppedLines}`);
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("wait_for_text: a pane grown taller during the wait matches only what came after", async () => {
-  const { fixture, session, pane } = await setup({ height: 10 });
-  try {
+  await withServer(setup({ height: 10 }), async (fixture, session, pane) => {
     // A line the pattern matches, scrolled into the history before the wait.
     await fixture.runInPane(pane, "echo HIT-''old; seq 1 30");
     const wait = startWait(session, { paneId: pane, patterns: ["^HIT-\\w+$"], timeoutSeconds: 25 });
@@ -315,58 +296,51 @@ Deno.test("wait_for_text: a pane grown taller during the wait matches only what 
     assert(r.tail.lines.includes("HIT-new"), `tail: ${r.tail.lines}`);
     assert(!r.tail.lines.includes("HIT-old"), `nothing from before the wait: ${r.tail.lines}`);
     assertEquals([r.tail.truncated, r.tail.droppedLines], [false, 0], "no line went missing");
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("wait_for_text: after a clear that leaves no row to find, lines above the rows it reads are tested", async () => {
-  const fixture = await TmuxFixture.start({ width: 80, height: 10 });
   // A program rather than a shell: no typed line, so the wait remembers only
   // blank rows. After the clear it prints as many lines as the history held
   // (NEEDLE and held - 1 more), so the read that compares, a few rows above
   // the screen, starts below NEEDLE.
-  const script = `${fixture.dir}/blank.sh`;
-  await Deno.writeTextFile(
-    script,
-    [
-      "i=0; while [ $i -lt 30 ]; do echo; i=$((i + 1)); done",
-      `held=$(tmux display-message -p -t "$TMUX_PANE" '#{history_size}')`,
-      "tmux wait-for -S ready; tmux wait-for go",
-      "echo NEEDLE; seq 1 $((held - 1))",
-      "tmux wait-for -S printed; exec sleep 600",
-    ].join("\n"),
-  );
-  const ready = fixture.tmux("wait-for", "ready");
-  const pane = await fixture.windowPane(`sh ${script}`);
-  await ready;
-  const session = await startServer(fixture.socketPath);
-  const server = session.transport.pid!;
-  try {
+  const blankRows = async (fixture: TmuxFixture) => {
+    const script = `${fixture.dir}/blank.sh`;
+    await Deno.writeTextFile(
+      script,
+      [
+        "i=0; while [ $i -lt 30 ]; do echo; i=$((i + 1)); done",
+        `held=$(tmux display-message -p -t "$TMUX_PANE" '#{history_size}')`,
+        "tmux wait-for -S ready; tmux wait-for go",
+        "echo NEEDLE; seq 1 $((held - 1))",
+        "tmux wait-for -S printed; exec sleep 600",
+      ].join("\n"),
+    );
+    const ready = fixture.tmux("wait-for", "ready");
+    const pane = await fixture.windowPane(`sh ${script}`);
+    await ready;
+    return pane;
+  };
+  const options = { fixture: { width: 80, height: 10 }, pane: blankRows };
+  await withServer(options, async (fixture, session, pane) => {
     const wait = startWait(session, { paneId: pane, patterns: ["^NEEDLE$"], timeoutSeconds: 10 });
     await wait.armed;
     // The server sleeps through the clear and the output, so its next look
     // sees them at once.
-    Deno.kill(server, "SIGSTOP");
-    try {
+    await whileStopped(session.transport.pid!, async () => {
       await fixture.tmux("clear-history", "-t", pane);
       const printed = fixture.tmux("wait-for", "printed");
       await fixture.tmux("wait-for", "-S", "go");
       await printed;
-    } finally {
-      Deno.kill(server, "SIGCONT");
-    }
+    });
     const r = structured(await wait.result);
     assertEquals(r.outcome, "matched", `tail: ${r.tail.lines.slice(0, 5)}`);
     assert(r.tail.droppedLines >= 1, `the clear counts as missing lines: ${r.tail.droppedLines}`);
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("wait_for_text: a pane killed mid-wait ends it as pane_exited", async () => {
-  const { fixture, session, pane } = await setup();
-  try {
+  await withServer(setup(), async (fixture, session, pane) => {
     const victim = await fixture.tmux("split-window", "-P", "-F", "#{pane_id}", "-t", pane, SHELL);
     const wait = startWait(session, { paneId: victim, patterns: ["never"], timeoutSeconds: 25 });
     await wait.armed;
@@ -374,14 +348,11 @@ Deno.test("wait_for_text: a pane killed mid-wait ends it as pane_exited", async 
     const r = structured(await wait.result);
     assertEquals(r.outcome, "pane_exited");
     assertEquals(r.paneId, victim);
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("wait_for_text: a pane moved to another session mid-wait is watched there", async () => {
-  const { fixture, session, pane } = await setup();
-  try {
+  await withServer(setup(), async (fixture, session, pane) => {
     await fixture.tmux("new-session", "-d", "-s", "other");
     // main keeps a window, so the move leaves its session (and watch) alive.
     const window = await fixture.tmux("display-message", "-p", "-t", pane, "#{window_id}");
@@ -399,26 +370,20 @@ Deno.test("wait_for_text: a pane moved to another session mid-wait is watched th
     await type(fixture, pane, "echo moved-$((40+1))");
     const r = structured(await wait.result);
     assertEquals([r.outcome, r.wakeup], ["matched", "control-mode"]);
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("wait_for_text: a bad pattern or a missing pane fails before waiting", async () => {
-  const { fixture, session, pane } = await setup();
-  try {
+  await withServer(setup(), async (_fixture, session, pane) => {
     const text = await session.fails("wait_for_text", { paneId: pane, patterns: ["(?=x)"] });
     assertStringIncludes(text, "wait_for_text failed:");
     const gone = await session.fails("wait_for_text", { paneId: "%999", patterns: ["x"] });
     assertStringIncludes(gone, "no such pane");
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("wait_for_text: with a capture_since cursor, a reply printed before the call still matches", async () => {
-  const { fixture, session, pane } = await setup();
-  try {
+  await withServer(setup(), async (fixture, session, pane) => {
     await fixture.runInPane(pane, "echo 'ear''lier'");
     const { cursor } = await session.ok<SinceResult>("capture_since", { paneId: pane });
     // The reply comes back before the wait begins, as it does after send_keys.
@@ -447,14 +412,11 @@ Deno.test("wait_for_text: with a capture_since cursor, a reply printed before th
     await wait.armed;
     await type(fixture, pane, "echo 'lat''er'");
     assertEquals(structured(await wait.result).outcome, "matched");
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("wait_for_text: with a cursor, the echo of the typed command line is not its output", async () => {
-  const { fixture, session, pane } = await setup();
-  try {
+  await withServer(setup(), async (fixture, session, pane) => {
     const { cursor } = await session.ok<SinceResult>("capture_since", { paneId: pane });
     // The typed line holds the text waited for; the command prints it only
     // once the test signals (a dev server that says when it listens).
@@ -498,14 +460,11 @@ Deno.test("wait_for_text: with a cursor, the echo of the typed command line is n
       }),
     );
     assertEquals(empty.outcome, "any_output");
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("wait_for_text: a cursor of another pane, or from before a respawn, is refused before waiting", async () => {
-  const { fixture, session, pane } = await setup();
-  try {
+  await withServer(setup(), async (fixture, session, pane) => {
     const { cursor } = await session.ok<SinceResult>("capture_since", { paneId: pane });
     const other = await fixture.tmux("split-window", "-P", "-F", "#{pane_id}", "-t", pane, SHELL);
     const foreign = await session.fails("wait_for_text", { paneId: other, cursor });
@@ -516,14 +475,11 @@ Deno.test("wait_for_text: a cursor of another pane, or from before a respawn, is
     const stale = await session.fails("wait_for_text", { cursor, timeoutSeconds: 30 });
     assertStringIncludes(stale, "restarted");
     assertEquals(await tmuxChildren(session.transport.pid!), before, "no watch was left running");
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("wait_for_text: cancelling ends the wait at once and leaves no tmux process", async () => {
-  const { fixture, session, pane } = await setup();
-  try {
+  await withServer(setup(), async (fixture, session, pane) => {
     const serverPid = session.transport.pid;
     assert(serverPid, "the server runs");
     // Settle the shared transport first so its control client is in "before".
@@ -554,59 +510,50 @@ Deno.test("wait_for_text: cancelling ends the wait at once and leaves no tmux pr
     await again.armed;
     await type(fixture, pane, "echo AG''AIN");
     assertEquals(structured(await again.result).outcome, "matched");
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 // Each read is a consistent chained round trip, which each transport splits differently.
-for (const transport of ["control", "process"] as const) {
-  Deno.test(`capture_since: first call returns the screen; then only new rows, even after 3 screens [${transport}]`, async () => {
-    const { fixture, session, pane } = await setup({
-      height: 10,
-      args: ["--transport", transport],
+serverTest(
+  "capture_since: first call returns the screen; then only new rows, even after 3 screens",
+  async (fixture, session, pane) => {
+    const first = await session.ok<SinceResult>("capture_since", { paneId: pane });
+    assertEquals(first.anchorLost, false);
+    assertEquals(first.linesMissed, 0);
+    assert(first.content.lines.at(-1)?.startsWith("bash"), `the prompt: ${first.content.lines}`);
+    await fixture.runInPane(pane, "seq 1 30 | sed 's/^/row-/'");
+    const next = await session.ok<SinceResult>("capture_since", {
+      paneId: pane,
+      cursor: first.cursor,
     });
-    try {
-      const first = await session.ok<SinceResult>("capture_since", { paneId: pane });
-      assertEquals(first.anchorLost, false);
-      assertEquals(first.linesMissed, 0);
-      assert(first.content.lines.at(-1)?.startsWith("bash"), `the prompt: ${first.content.lines}`);
-      await fixture.runInPane(pane, "seq 1 30 | sed 's/^/row-/'");
-      const next = await session.ok<SinceResult>("capture_since", {
-        paneId: pane,
-        cursor: first.cursor,
-      });
-      const rows = next.content.lines.filter((l) => l.startsWith("row-"));
-      assertEquals(
-        rows,
-        Array.from({ length: 30 }, (_, i) => `row-${i + 1}`),
-        "every new row once",
-      );
-      assertEquals(next.linesMissed, 0);
-      assertEquals(next.anchorLost, false);
-      const none = await session.ok<SinceResult>("capture_since", {
-        paneId: pane,
-        cursor: next.cursor,
-      });
-      assertEquals(none.content.lines, [], "nothing new");
-      assert(none.cursor.length > 0, "a fresh cursor");
-      // The cursor keeps working from the empty call.
-      await fixture.runInPane(pane, "echo 'one''more'");
-      const more = await session.ok<SinceResult>("capture_since", {
-        paneId: pane,
-        cursor: none.cursor,
-      });
-      assert(more.content.lines.includes("onemore"), `new row: ${more.content.lines}`);
-      assert(!more.content.lines.some((l) => l.startsWith("row-")), "old rows are not repeated");
-    } finally {
-      await teardown(fixture, session);
-    }
-  });
-}
+    const rows = next.content.lines.filter((l) => l.startsWith("row-"));
+    assertEquals(
+      rows,
+      Array.from({ length: 30 }, (_, i) => `row-${i + 1}`),
+      "every new row once",
+    );
+    assertEquals(next.linesMissed, 0);
+    assertEquals(next.anchorLost, false);
+    const none = await session.ok<SinceResult>("capture_since", {
+      paneId: pane,
+      cursor: next.cursor,
+    });
+    assertEquals(none.content.lines, [], "nothing new");
+    assert(none.cursor.length > 0, "a fresh cursor");
+    // The cursor keeps working from the empty call.
+    await fixture.runInPane(pane, "echo 'one''more'");
+    const more = await session.ok<SinceResult>("capture_since", {
+      paneId: pane,
+      cursor: none.cursor,
+    });
+    assert(more.content.lines.includes("onemore"), `new row: ${more.content.lines}`);
+    assert(!more.content.lines.some((l) => l.startsWith("row-")), "old rows are not repeated");
+  },
+  setup({ height: 10 }),
+);
 
 Deno.test("capture_since: a carriage-return rewrite of the current row counts as new", async () => {
-  const { fixture, session, pane } = await setup();
-  try {
+  await withServer(setup(), async (fixture, session, pane) => {
     const printed = fixture.tmux("wait-for", "printed");
     await type(
       fixture,
@@ -629,14 +576,11 @@ Deno.test("capture_since: a carriage-return rewrite of the current row counts as
     const ab = await session.ok<SinceResult>("capture_since", { paneId: pane, cursor: r.cursor });
     assert(ab.content.lines.includes("b"), `the row shows b: ${ab.content.lines}`);
     assert(!ab.content.lines.includes("a"), "a was overwritten");
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("capture_since: clear-history sets linesMissed and returns the screen", async () => {
-  const { fixture, session, pane } = await setup({ height: 10 });
-  try {
+  await withServer(setup({ height: 10 }), async (fixture, session, pane) => {
     await fixture.runInPane(pane, "seq 1 25");
     const c = await session.ok<SinceResult>("capture_since", { paneId: pane });
     await fixture.runInPane(pane, "seq 100 160");
@@ -654,14 +598,11 @@ Deno.test("capture_since: clear-history sets linesMissed and returns the screen"
     });
     assertEquals(after.anchorLost, false);
     assert(after.content.lines.includes("after"), `${after.content.lines}`);
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("capture_since: history trimmed at history-limit", async () => {
-  const { fixture, session, pane } = await setup({ height: 10, historyLimit: 100 });
-  try {
+  await withServer(setup({ height: 10, historyLimit: 100 }), async (fixture, session, pane) => {
     // Fill the history close to the limit, then print enough to make tmux
     // drop its oldest tenth: the cursor's rows move up and are still found.
     await fixture.runInPane(pane, "seq 1 95 | sed 's/^/a-/'");
@@ -686,14 +627,11 @@ Deno.test("capture_since: history trimmed at history-limit", async () => {
     assertEquals(lost.anchorLost, true);
     assertEquals(lost.linesMissed, null, `linesMissed: ${lost.linesMissed}`);
     assert(lost.content.lines.includes("c-500"), `${lost.content.lines}`);
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("capture_since: a burst longer than the history returns every new line tmux still holds", async () => {
-  const { fixture, session, pane } = await setup({ height: 10, historyLimit: 100 });
-  try {
+  await withServer(setup({ height: 10, historyLimit: 100 }), async (fixture, session, pane) => {
     // A log follower: the history is full, then one burst outgrows it.
     await fixture.runInPane(pane, "seq 1 95 | sed 's/^/a-/'");
     const c = await session.ok<SinceResult>("capture_since", { paneId: pane });
@@ -712,14 +650,11 @@ Deno.test("capture_since: a burst longer than the history returns every new line
     assertEquals(got, held);
     assert(got.length > 50, `${got.length} lines: ${got.slice(0, 3)}`);
     assert(!r.content.lines.some((l) => l.startsWith("a-")), "nothing old repeated");
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("capture_since: output repeating the cursor's rows in a full history is not taken for a trim", async () => {
-  const { fixture, session, pane } = await setup({ height: 10, historyLimit: 100 });
-  try {
+  await withServer(setup({ height: 10, historyLimit: 100 }), async (fixture, session, pane) => {
     // Echoed commands of a fixed length (the pane's own $TMUX names the
     // socket), so the repeat lands at the same place every run.
     const run = async (command: string, channel: string) => {
@@ -742,14 +677,11 @@ Deno.test("capture_since: output repeating the cursor's rows in a full history i
     assertEquals(r.anchorLost, true, `${r.content.lines.slice(0, 3)}`);
     assertEquals(r.linesMissed, null, `linesMissed: ${r.linesMissed}`);
     assert(r.content.lines.includes("150"), `the visible screen: ${r.content.lines}`);
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("capture_since: a cursor from before the pane ever scrolled reports a trim as lost", async () => {
-  const { fixture, session, pane } = await setup({ height: 10, historyLimit: 100 });
-  try {
+  await withServer(setup({ height: 10, historyLimit: 100 }), async (fixture, session, pane) => {
     const history = async () =>
       Number(await fixture.tmux("display-message", "-p", "-t", pane, "#{history_size}"));
     for (const start of ["a few rows", "a cleared screen"]) {
@@ -783,14 +715,11 @@ Deno.test("capture_since: a cursor from before the pane ever scrolled reports a 
     for (const n of ["1", "30", "60"]) {
       assert(r.content.lines.includes(n), `${n} in ${r.content.lines}`);
     }
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("capture_since: a clear after rows scrolled is missed lines, even from a fresh screen", async () => {
-  const { fixture, session, pane } = await setup({ height: 10 });
-  try {
+  await withServer(setup({ height: 10 }), async (fixture, session, pane) => {
     await fixture.runInPane(pane, "clear");
     await fixture.tmux("clear-history", "-t", pane);
     // Only the prompt, on the top row: the cursor remembers no rows above it.
@@ -803,14 +732,11 @@ Deno.test("capture_since: a clear after rows scrolled is missed lines, even from
     assert(r.content.lines.includes("25"), `the visible screen: ${r.content.lines}`);
     // Nothing scrolled: the command typed onto the prompt and its output, all of it.
     await seqAfterClear(fixture, session, pane);
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("capture_since and wait_for_text: a pane without history (history-limit 0) says what scrolled off", async () => {
-  const { fixture, session, pane } = await setup({ height: 10, historyLimit: 0 });
-  try {
+  await withServer(setup({ height: 10, historyLimit: 0 }), async (fixture, session, pane) => {
     // tmux keeps no history here: every row that scrolls off the screen is
     // gone, and history_size stays 0, so it cannot tell that rows went.
     await fixture.runInPane(pane, "clear; echo first");
@@ -854,9 +780,7 @@ Deno.test("capture_since and wait_for_text: a pane without history (history-limi
       "8",
       "9",
     ]);
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 /**
@@ -887,8 +811,7 @@ async function readsOnlyNew(
 }
 
 Deno.test("capture_since: a pane shrunk, then grown taller (resize-window -y) keeps its place", async () => {
-  const { fixture, session, pane } = await setup({ height: 10 });
-  try {
+  await withServer(setup({ height: 10 }), async (fixture, session, pane) => {
     await fixture.runInPane(pane, "seq 1 30 | sed 's/^/old-/'");
     const c = await session.ok<SinceResult>("capture_since", { paneId: pane });
     // Shorter: tmux pushes the top rows into the history, line numbers stay.
@@ -902,14 +825,11 @@ Deno.test("capture_since: a pane shrunk, then grown taller (resize-window -y) ke
     await fixture.tmux("resize-window", "-t", pane, "-y", "20");
     assert(await historySize(fixture, pane) < size, "rows came back out of the history");
     await readsOnlyNew(fixture, session, pane, shrunk.cursor, "tall-", 4);
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("capture_since: a pane split, then grown back when its sibling is killed, keeps its place", async () => {
-  const { fixture, session, pane } = await setup({ height: 20 });
-  try {
+  await withServer(setup({ height: 20 }), async (fixture, session, pane) => {
     await fixture.runInPane(pane, "seq 1 40 | sed 's/^/old-/'");
     const c = await session.ok<SinceResult>("capture_since", { paneId: pane });
     const sibling = await fixture.tmux("split-window", "-P", "-F", "#{pane_id}", "-t", pane, SHELL);
@@ -918,14 +838,11 @@ Deno.test("capture_since: a pane split, then grown back when its sibling is kill
     await fixture.tmux("kill-pane", "-t", sibling);
     assert(await historySize(fixture, pane) < size, "rows came back out of the history");
     await readsOnlyNew(fixture, session, pane, split.cursor, "whole-", 3);
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("capture_since: a width change re-wraps the rows: anchorLost, the screen, no history lost", async () => {
-  const { fixture, session, pane } = await setup({ height: 10 });
-  try {
+  await withServer(setup({ height: 10 }), async (fixture, session, pane) => {
     await fixture.runInPane(pane, "seq 1 30 | sed 's/^/old-/'");
     const c = await session.ok<SinceResult>("capture_since", { paneId: pane });
     await fixture.tmux("resize-window", "-t", pane, "-x", "60");
@@ -935,49 +852,43 @@ Deno.test("capture_since: a width change re-wraps the rows: anchorLost, the scre
     assert(r.content.lines.includes("wider"), `the visible screen: ${r.content.lines}`);
     // The new cursor is made at the new width and keeps its place.
     await readsOnlyNew(fixture, session, pane, r.cursor, "after-", 3);
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("capture_since: a lost place with no row to find again reads what tmux still holds once more (process mode, counted)", async () => {
-  const fixture = await TmuxFixture.start({ width: 80, height: 10 });
-  try {
+  const blankRows = async (fixture: TmuxFixture) => {
     const pane = await fixture.windowPane(SHELL);
     // Blank rows above the prompt: the cursor holds nothing to search for.
     await fixture.runInPane(pane, "yes '' | head -30");
-    const counter = await countingTmux(fixture.dir);
-    const session = await startServer(fixture.socketPath, {
-      args: ["--transport", "process", "--tmux", counter.binary],
-      denoFlags: [`--allow-run=${counter.binary}`],
-    });
-    try {
-      const c = await session.ok<SinceResult>("capture_since", { paneId: pane });
-      await fixture.tmux("clear-history", "-t", pane);
-      await fixture.runInPane(pane, "seq 1 60");
-      await counter.reset();
-      const r = await session.ok<SinceResult>("capture_since", { paneId: pane, cursor: c.cursor });
-      assertEquals(r.anchorLost, true);
-      assertEquals(r.linesMissed, null, `linesMissed: ${r.linesMissed}`);
-      // Every row tmux holds was written after the cleared ones: all of them come back.
-      for (const n of ["1", "30", "60"]) {
-        assert(r.content.lines.includes(n), `${n} in ${r.content.lines}`);
-      }
-      // The pane's state, the rows from the cursor's place, then (the place
-      // lost) every row from the top of the history, and nothing more.
-      const started = await counter.started();
-      assertEquals(started.length, 3, started.join(" | "));
-    } finally {
-      await session.close();
+    return pane;
+  };
+  const options = {
+    args: ["--transport", "process"],
+    counted: true,
+    fixture: { width: 80, height: 10 },
+    pane: blankRows,
+  };
+  await withServer(options, async (fixture, session, pane) => {
+    const c = await session.ok<SinceResult>("capture_since", { paneId: pane });
+    await fixture.tmux("clear-history", "-t", pane);
+    await fixture.runInPane(pane, "seq 1 60");
+    await session.counter!.reset();
+    const r = await session.ok<SinceResult>("capture_since", { paneId: pane, cursor: c.cursor });
+    assertEquals(r.anchorLost, true);
+    assertEquals(r.linesMissed, null, `linesMissed: ${r.linesMissed}`);
+    // Every row tmux holds was written after the cleared ones: all of them come back.
+    for (const n of ["1", "30", "60"]) {
+      assert(r.content.lines.includes(n), `${n} in ${r.content.lines}`);
     }
-  } finally {
-    await fixture.close();
-  }
+    // The pane's state, the rows from the cursor's place, then (the place
+    // lost) every row from the top of the history, and nothing more.
+    const started = await session.counter!.started();
+    assertEquals(started.length, 3, started.join(" | "));
+  });
 });
 
 Deno.test("capture_since: refuses a cursor from before a respawn, a forged one, another pane's", async () => {
-  const { fixture, session, pane } = await setup();
-  try {
+  await withServer(setup(), async (fixture, session, pane) => {
     const c = await session.ok<SinceResult>("capture_since", { paneId: pane });
     // Another pane's cursor.
     const other = await fixture.tmux("split-window", "-P", "-F", "#{pane_id}", "-t", pane, SHELL);
@@ -995,22 +906,16 @@ Deno.test("capture_since: refuses a cursor from before a respawn, a forged one, 
     await fixture.tmux("respawn-pane", "-k", "-t", pane, SHELL);
     const stale = await session.fails("capture_since", { paneId: pane, cursor: c.cursor });
     assertStringIncludes(stale, "restarted");
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("capture_since: a cursor from another server process is refused", async () => {
-  const { fixture, session, pane } = await setup();
-  const second = await startServer(fixture.socketPath);
-  try {
+  await withServer(setup(), async (fixture, session, pane) => {
+    await using second = await startServer(fixture.socketPath);
     const c = await session.ok<SinceResult>("capture_since", { paneId: pane });
     const text = await second.fails("capture_since", { paneId: pane, cursor: c.cursor });
     assertStringIncludes(text, "another server process");
-  } finally {
-    await second.close();
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("wrapFlags: reads tmux's wraps off the joined capture, not off row lengths", () => {
@@ -1059,8 +964,7 @@ Deno.test("logicalLines: joins the rows tmux wrapped, from the start of the firs
 
 Deno.test("wait_for_text: lines are joined where tmux wrapped them, not where a row is full", async () => {
   // The pane is 80 columns wide.
-  const { fixture, session, pane } = await setup();
-  try {
+  await withServer(setup(), async (fixture, session, pane) => {
     const cases = [
       // A line exactly as wide as the pane is not wrapped: the next line starts anew.
       { pattern: "^ERROR", command: "printf '%080d\\nERR''OR: boom\\n' 0" },
@@ -1079,13 +983,11 @@ Deno.test("wait_for_text: lines are joined where tmux wrapped them, not where a 
       const r = structured(await wait.result);
       assertEquals(r.outcome, "matched", `${pattern}: ${r.tail.lines}`);
     }
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("watchPaneOutput: wakes on the pane's output, not on others', and on focus changes in its window; polls for a missing pane", async () => {
-  const fixture = await TmuxFixture.start({ width: 80, height: 10 });
+  await using fixture = await TmuxFixture.start({ width: 80, height: 10 });
   const args = ["-S", fixture.socketPath, "-f", "/dev/null"];
   const tmux = new Tmux(
     "tmux",
@@ -1128,13 +1030,11 @@ Deno.test("watchPaneOutput: wakes on the pane's output, not on others', and on f
     assertEquals(liveWatchClients(), 0);
   } finally {
     await tmux.close();
-    await fixture.close();
   }
 });
 
 Deno.test("wait_for_text: waits one after another never crash tmux (an ended watch client notifies)", async () => {
-  const { fixture, session, pane } = await setup();
-  try {
+  await withServer(setup(), async (fixture, session, pane) => {
     // Each wait attaches a watch client and ends it; the next attaches while
     // tmux may still owe the others `%client-detached` for the last one.
     for (let round = 0; round < 60; round++) {
@@ -1148,7 +1048,5 @@ Deno.test("wait_for_text: waits one after another never crash tmux (an ended wat
       assertEquals(r.outcome, "timeout", `round ${round}`);
     }
     assertEquals(await fixture.tmux("display-message", "-p", "#{session_name}"), "main");
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
