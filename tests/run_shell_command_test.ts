@@ -10,8 +10,8 @@ import { assert, assertEquals, assertStringIncludes, assertWithinBytes } from ".
 import {
   childProcesses,
   eventually,
+  type ServerTestOptions,
   type Session,
-  startServer,
   TmuxFixture,
   withServer,
 } from "./harness.ts";
@@ -41,28 +41,25 @@ interface Run {
   stillRunning: boolean;
 }
 
-/** A fixture with a bash pane (no rc files) and a server driving it. */
-async function setup(
+/** {@link withServer} options: the pane is a fresh window running `shell` (else bash, no rc files). */
+function setup(
   options: { args?: string[]; shell?: string; history?: number } = {},
-): Promise<{ fixture: TmuxFixture; session: Session; pane: string }> {
-  const fixture = await TmuxFixture.start();
-  if (options.history) {
-    await fixture.tmux("set-option", "-g", "history-limit", String(options.history));
-  }
-  const pane = await fixture.tmux(
-    "new-window",
-    "-P",
-    "-F",
-    "#{pane_id}",
-    options.shell ?? "bash --norc --noprofile",
-  );
-  const session = await startServer(fixture.socketPath, { args: options.args });
-  return { fixture, session, pane };
-}
-
-async function teardown(fixture: TmuxFixture, session: Session): Promise<void> {
-  await session.close();
-  await fixture.close();
+): ServerTestOptions {
+  return {
+    args: options.args,
+    async pane(fixture) {
+      if (options.history) {
+        await fixture.tmux("set-option", "-g", "history-limit", String(options.history));
+      }
+      return await fixture.tmux(
+        "new-window",
+        "-P",
+        "-F",
+        "#{pane_id}",
+        options.shell ?? "bash --norc --noprofile",
+      );
+    },
+  };
 }
 
 function run(session: Session, pane: string, command: string, extra: Record<string, unknown> = {}) {
@@ -71,116 +68,115 @@ function run(session: Session, pane: string, command: string, extra: Record<stri
 
 for (const transport of ["control", "process"]) {
   Deno.test(`run_shell_command: statuses, output framing and isolation [${transport}]`, async (t) => {
-    const { fixture, session, pane } = await setup({ args: ["--transport", transport] });
-    try {
-      await t.step("exit statuses 0, 1, 3 and 127", async () => {
-        const cases: [string, number][] = [
-          ["true", 0],
-          ["false", 1],
-          ["exit 3", 3],
-          ["no_such_command_tmux_mcp", 127],
-        ];
-        for (const [command, status] of cases) {
-          const r = await run(session, pane, command);
-          assertEquals(r.outcome, "completed", command);
-          assertEquals(r.exitStatus, status, command);
-          assertEquals(r.stillRunning, false);
-        }
-        const missing = await run(session, pane, "no_such_command_tmux_mcp");
-        assertStringIncludes(missing.output.lines.join("\n"), "not found");
-      });
-      await t.step("output with and without a trailing newline, and blank lines", async () => {
-        assertEquals((await run(session, pane, "echo hello")).output.lines, ["hello"]);
-        assertEquals((await run(session, pane, "printf abc")).output.lines, ["abc"]);
-        assertEquals((await run(session, pane, "printf 'a\\n\\nb\\n\\n'")).output.lines, [
-          "a",
-          "",
-          "b",
-          "",
-        ]);
-        assertEquals((await run(session, pane, "true")).output.lines, []);
-      });
-      await t.step("the pane shows the command and its output, no frame", async () => {
-        await fixture.tmux("send-keys", "-t", pane, "-R");
-        await fixture.tmux("clear-history", "-t", pane);
-        const r = await run(session, pane, "echo '<<tmux-mcp:x:end>>'; echo after");
-        assertEquals(r.output.lines, ["<<tmux-mcp:x:end>>", "after"]);
-        const shown = (await fixture.tmux("capture-pane", "-p", "-J", "-t", pane)).trimEnd();
-        const [echo, ...rest] = shown.split("\n").filter((line) => line.trim() !== "");
-        assertEquals(rest.slice(0, 2), ["<<tmux-mcp:x:end>>", "after"]);
-        assert(rest.length <= 3, "then at most the prompt");
-        const command = "echo '<<tmux-mcp:x:end>>'; echo after";
-        assert(
-          echo.length <= "$ ".length + shellQuote(command).length + 40,
-          `the echo is the command and at most 40 bytes: ${echo}`,
-        );
-        assert(!shown.includes("__tmux_mcp"), "no frame code on the screen");
-      });
-      await t.step("set -e, exit, cd and export stay inside the command", async () => {
-        const before = await fixture.tmux(
-          "display-message",
-          "-p",
-          "-t",
-          pane,
-          "#{pane_current_path}",
-        );
-        const r = await run(session, pane, "set -e; false; echo unreachable");
-        assertEquals([r.exitStatus, r.output.lines], [1, []]);
-        const cd = await run(session, pane, "cd /tmp && pwd && export TMUX_MCP_LEAK=1");
-        assertEquals(cd.output.lines, ["/tmp"]);
-        assertEquals(
-          await fixture.tmux("display-message", "-p", "-t", pane, "#{pane_current_path}"),
-          before,
-        );
-        const after = await run(session, pane, 'echo "${TMUX_MCP_LEAK:-unset}"; pwd');
-        assertEquals(after.output.lines, ["unset", before]);
-        // The shell survived `exit 3` earlier and still answers.
-        assertEquals((await run(session, pane, "echo alive")).output.lines, ["alive"]);
-      });
-      await t.step("quotes, a trailing comment, a here-document, several lines", async () => {
-        const quotes = await run(
-          session,
-          pane,
-          `echo "double \\"q\\"" 'single' \`echo back\` $((1+2)) # a comment`,
-        );
-        assertEquals(quotes.output.lines, ['double "q" single back 3']);
-        const heredoc = await run(
-          session,
-          pane,
-          "cat <<'EOF'\nliteral $HOME `x` \"q\" 'q' \\ #{pane_id}\nEOF\ncat <<EOF\nexpanded $((2*3))\nEOF",
-        );
-        assertEquals(heredoc.output.lines, [
-          "literal $HOME `x` \"q\" 'q' \\ #{pane_id}",
-          "expanded 6",
-        ]);
-        const tabs = await run(session, pane, "printf '%s\\n' one\nprintf '%s\\n' two");
-        assertEquals(tabs.output.lines, ["one", "two"]);
-      });
-      await t.step("a 200-line command (carried through a pane option)", async () => {
-        const lines = Array.from(
-          { length: 200 },
-          (_, i) => `echo "line ${i + 1} of the long command"`,
-        );
-        const command = lines.join("\n");
-        assert(!typedInline(command), "the command must ride in the body");
-        const r = await run(session, pane, command, { maxLines: 1000 });
-        assertEquals(r.exitStatus, 0);
-        assertEquals(r.output.lines.length, 200);
-        assertEquals(r.output.lines[199], "line 200 of the long command");
-        const options = await fixture.tmux("show-options", "-p", "-t", pane);
-        assert(!options.includes("@tmux_mcp_"), `run options left behind: ${options}`);
-        const buffers = await fixture.tmux("list-buffers", "-F", "#{buffer_name}");
-        assertEquals(buffers, "", "no buffer left behind");
-      });
-    } finally {
-      await teardown(fixture, session);
-    }
+    await withServer(
+      setup({ args: ["--transport", transport] }),
+      async (fixture, session, pane) => {
+        await t.step("exit statuses 0, 1, 3 and 127", async () => {
+          const cases: [string, number][] = [
+            ["true", 0],
+            ["false", 1],
+            ["exit 3", 3],
+            ["no_such_command_tmux_mcp", 127],
+          ];
+          for (const [command, status] of cases) {
+            const r = await run(session, pane, command);
+            assertEquals(r.outcome, "completed", command);
+            assertEquals(r.exitStatus, status, command);
+            assertEquals(r.stillRunning, false);
+          }
+          const missing = await run(session, pane, "no_such_command_tmux_mcp");
+          assertStringIncludes(missing.output.lines.join("\n"), "not found");
+        });
+        await t.step("output with and without a trailing newline, and blank lines", async () => {
+          assertEquals((await run(session, pane, "echo hello")).output.lines, ["hello"]);
+          assertEquals((await run(session, pane, "printf abc")).output.lines, ["abc"]);
+          assertEquals((await run(session, pane, "printf 'a\\n\\nb\\n\\n'")).output.lines, [
+            "a",
+            "",
+            "b",
+            "",
+          ]);
+          assertEquals((await run(session, pane, "true")).output.lines, []);
+        });
+        await t.step("the pane shows the command and its output, no frame", async () => {
+          await fixture.tmux("send-keys", "-t", pane, "-R");
+          await fixture.tmux("clear-history", "-t", pane);
+          const r = await run(session, pane, "echo '<<tmux-mcp:x:end>>'; echo after");
+          assertEquals(r.output.lines, ["<<tmux-mcp:x:end>>", "after"]);
+          const shown = (await fixture.tmux("capture-pane", "-p", "-J", "-t", pane)).trimEnd();
+          const [echo, ...rest] = shown.split("\n").filter((line) => line.trim() !== "");
+          assertEquals(rest.slice(0, 2), ["<<tmux-mcp:x:end>>", "after"]);
+          assert(rest.length <= 3, "then at most the prompt");
+          const command = "echo '<<tmux-mcp:x:end>>'; echo after";
+          assert(
+            echo.length <= "$ ".length + shellQuote(command).length + 40,
+            `the echo is the command and at most 40 bytes: ${echo}`,
+          );
+          assert(!shown.includes("__tmux_mcp"), "no frame code on the screen");
+        });
+        await t.step("set -e, exit, cd and export stay inside the command", async () => {
+          const before = await fixture.tmux(
+            "display-message",
+            "-p",
+            "-t",
+            pane,
+            "#{pane_current_path}",
+          );
+          const r = await run(session, pane, "set -e; false; echo unreachable");
+          assertEquals([r.exitStatus, r.output.lines], [1, []]);
+          const cd = await run(session, pane, "cd /tmp && pwd && export TMUX_MCP_LEAK=1");
+          assertEquals(cd.output.lines, ["/tmp"]);
+          assertEquals(
+            await fixture.tmux("display-message", "-p", "-t", pane, "#{pane_current_path}"),
+            before,
+          );
+          const after = await run(session, pane, 'echo "${TMUX_MCP_LEAK:-unset}"; pwd');
+          assertEquals(after.output.lines, ["unset", before]);
+          // The shell survived `exit 3` earlier and still answers.
+          assertEquals((await run(session, pane, "echo alive")).output.lines, ["alive"]);
+        });
+        await t.step("quotes, a trailing comment, a here-document, several lines", async () => {
+          const quotes = await run(
+            session,
+            pane,
+            `echo "double \\"q\\"" 'single' \`echo back\` $((1+2)) # a comment`,
+          );
+          assertEquals(quotes.output.lines, ['double "q" single back 3']);
+          const heredoc = await run(
+            session,
+            pane,
+            "cat <<'EOF'\nliteral $HOME `x` \"q\" 'q' \\ #{pane_id}\nEOF\ncat <<EOF\nexpanded $((2*3))\nEOF",
+          );
+          assertEquals(heredoc.output.lines, [
+            "literal $HOME `x` \"q\" 'q' \\ #{pane_id}",
+            "expanded 6",
+          ]);
+          const tabs = await run(session, pane, "printf '%s\\n' one\nprintf '%s\\n' two");
+          assertEquals(tabs.output.lines, ["one", "two"]);
+        });
+        await t.step("a 200-line command (carried through a pane option)", async () => {
+          const lines = Array.from(
+            { length: 200 },
+            (_, i) => `echo "line ${i + 1} of the long command"`,
+          );
+          const command = lines.join("\n");
+          assert(!typedInline(command), "the command must ride in the body");
+          const r = await run(session, pane, command, { maxLines: 1000 });
+          assertEquals(r.exitStatus, 0);
+          assertEquals(r.output.lines.length, 200);
+          assertEquals(r.output.lines[199], "line 200 of the long command");
+          const options = await fixture.tmux("show-options", "-p", "-t", pane);
+          assert(!options.includes("@tmux_mcp_"), `run options left behind: ${options}`);
+          const buffers = await fixture.tmux("list-buffers", "-F", "#{buffer_name}");
+          assertEquals(buffers, "", "no buffer left behind");
+        });
+      },
+    );
   });
 }
 
 Deno.test("run_shell_command: 1 MB of output is budgeted, newest lines kept", async () => {
-  const { fixture, session, pane } = await setup({ history: 20_000 });
-  try {
+  await withServer(setup({ history: 20_000 }), async (_fixture, session, pane) => {
     // 10,000 lines of 100 bytes: 1 MB, all inside the pane's history.
     const r = await run(
       session,
@@ -201,27 +197,21 @@ Deno.test("run_shell_command: 1 MB of output is budgeted, newest lines kept", as
     const few = await run(session, pane, "seq 1 100", { maxLines: 10 });
     assertEquals(few.output.lines, Array.from({ length: 10 }, (_, i) => String(91 + i)));
     assertEquals([few.output.droppedLines, few.output.truncated], [90, true]);
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("run_shell_command: output larger than the pane's history keeps the newest part", async () => {
-  const { fixture, session, pane } = await setup({ history: 1000 });
-  try {
+  await withServer(setup({ history: 1000 }), async (_fixture, session, pane) => {
     const r = await run(session, pane, "seq 1 5000", { maxLines: 50 });
     assertEquals([r.outcome, r.exitStatus, r.outputIncomplete], ["completed", 0, true]);
     assertEquals(r.output.lines.at(-1), "5000");
     assertEquals(r.output.lines.length, 50);
     assert(r.output.truncated);
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("run_shell_command: timeout leaves the command running; the pane takes the next one after it ends", async () => {
-  const { fixture, session, pane } = await setup();
-  try {
+  await withServer(setup(), async (fixture, session, pane) => {
     const slow = await run(session, pane, "echo waiting; tmux wait-for gate-a; echo released", {
       timeoutSeconds: 1,
     });
@@ -253,15 +243,12 @@ Deno.test("run_shell_command: timeout leaves the command running; the pane takes
     // A week is above the wait ceiling and any bound a schema had (a day): clamped, never refused.
     const clamped = await run(session, pane, "true", { timeoutSeconds: 604_800 });
     assertEquals(clamped.effectiveTimeoutSeconds, 30);
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("run_shell_command: a typed line the shell never ran leaves the pane free; a script holding the terminal is refused", async () => {
-  const { fixture, session, pane } = await setup();
-  const screen = () => fixture.tmux("capture-pane", "-p", "-t", pane);
-  try {
+  await withServer(setup(), async (fixture, session, pane) => {
+    const screen = () => fixture.tmux("capture-pane", "-p", "-t", pane);
     // The shell waits for a closing quote: the frame is read as text, never run.
     await fixture.typeLine(pane, "echo 'unterminated");
     await eventually(
@@ -303,16 +290,13 @@ Deno.test("run_shell_command: a typed line the shell never ran leaves the pane f
     const afterLate = await run(session, pane, "echo after-late");
     assertEquals([afterLate.outcome, afterLate.output.lines], ["completed", ["after-late"]]);
     assert(!(await screen()).includes("echo x"), "the refused line was never typed");
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("run_shell_command: a running command that reports its own directory keeps the pane busy", async () => {
   // Shells that report their directory (OSC 7, e.g. a zsh chpwd hook) change
   // the pane's path while the command runs; the run has still begun.
-  const { fixture, session, pane } = await setup();
-  try {
+  await withServer(setup(), async (fixture, session, pane) => {
     const slow = await run(
       session,
       pane,
@@ -331,18 +315,15 @@ Deno.test("run_shell_command: a running command that reports its own directory k
     await session.ok("send_keys", { paneId: pane, keys: ["C-c"] });
     const next = await run(session, pane, "echo free");
     assertEquals([next.outcome, next.output.lines], ["completed", ["free"]]);
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("run_shell_command: a run whose frame was killed (kill -9) leaves the pane free; a live one keeps it busy", async () => {
-  const { fixture, session, pane } = await setup();
-  const kill = async (target: string) => {
-    const out = await new Deno.Command("kill", { args: ["-KILL", "--", target] }).output();
-    assertEquals(out.code, 0, `kill -KILL ${target}`);
-  };
-  try {
+  await withServer(setup(), async (fixture, session, pane) => {
+    const kill = async (target: string) => {
+      const out = await new Deno.Command("kill", { args: ["-KILL", "--", target] }).output();
+      assertEquals(out.code, 0, `kill -KILL ${target}`);
+    };
     // The frame alone (its command lives on, orphaned), then the whole job
     // (frame, command and all: its process group).
     for (const victim of ["frame", "job"]) {
@@ -400,9 +381,7 @@ Deno.test("run_shell_command: a run whose frame was killed (kill -9) leaves the 
       const next = await run(session, target, "set -e; false; echo unreachable");
       assertEquals([next.exitStatus, next.output.lines], [1, []], name);
     }
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 /**
@@ -442,8 +421,7 @@ async function startAndCancel(
 }
 
 Deno.test("run_shell_command: cancelling ends the wait and leaves no tmux child", async () => {
-  const { fixture, session, pane } = await setup();
-  try {
+  await withServer(setup(), async (fixture, session, pane) => {
     const pid = session.transport.pid;
     assert(pid !== null && pid !== undefined, "server pid");
     await startAndCancel(fixture, session, pane, pid);
@@ -453,14 +431,11 @@ Deno.test("run_shell_command: cancelling ends the wait and leaves no tmux child"
     );
     // The server still serves.
     await session.ok("list_panes", {});
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("run_shell_command: a retry right after a cancel hears that the earlier run still runs", async () => {
-  const { fixture, session, pane } = await setup();
-  try {
+  await withServer(setup(), async (fixture, session, pane) => {
     const pid = session.transport.pid;
     assert(pid !== null && pid !== undefined, "server pid");
     await startAndCancel(fixture, session, pane, pid);
@@ -474,14 +449,11 @@ Deno.test("run_shell_command: a retry right after a cancel hears that the earlie
     await fixture.tmux("send-keys", "-t", pane, "C-c");
     const next = await run(session, pane, "echo next");
     assertEquals([next.outcome, next.exitStatus, next.output.lines], ["completed", 0, ["next"]]);
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("run_shell_command: the status of a cancelled run that ends while the next run checks the pane is not left behind", async () => {
-  const { fixture, session, pane } = await setup();
-  try {
+  await withServer(setup(), async (fixture, session, pane) => {
     const pid = session.transport.pid;
     assert(pid !== null && pid !== undefined, "server pid");
     await startAndCancel(fixture, session, pane, pid);
@@ -498,28 +470,22 @@ Deno.test("run_shell_command: the status of a cancelled run that ends while the 
     assertEquals([done.outcome, done.exitStatus, done.output.lines], ["completed", 0, ["next"]]);
     const options = await fixture.tmux("show-options", "-p", "-t", pane);
     assertEquals(options.split("\n").filter((line) => line.startsWith("@tmux_mcp_status_")), []);
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("run_shell_command: a pane killed mid-run reports pane_exited", async () => {
-  const { fixture, session, pane } = await setup();
-  try {
+  await withServer(setup(), async (fixture, session, pane) => {
     const started = fixture.tmux("wait-for", "kill-started");
     const call = run(session, pane, "tmux wait-for -S kill-started; tmux wait-for gate-never");
     await started;
     await fixture.tmux("kill-pane", "-t", pane);
     const r = await call;
     assertEquals([r.outcome, r.exitStatus, r.stillRunning], ["pane_exited", null, false]);
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("run_shell_command: a tmux server that exits during the wait is an error", async () => {
-  const { fixture, session, pane } = await setup();
-  try {
+  await withServer(setup(), async (fixture, session, pane) => {
     const started = fixture.tmux("wait-for", "server-started");
     const call = session.call("run_shell_command", {
       paneId: pane,
@@ -530,41 +496,34 @@ Deno.test("run_shell_command: a tmux server that exits during the wait is an err
     const result = await call;
     assert(result.isError, "must fail");
     assertStringIncludes((result.content[0] as { text: string }).text, "tmux server");
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("run_shell_command: suppressHistory keeps the line out of bash history (HISTCONTROL=ignorespace)", async () => {
-  const fixture = await TmuxFixture.start();
-  const hist = `${fixture.dir}/hist`;
-  const pane = await fixture.tmux(
-    "new-window",
-    "-P",
-    "-F",
-    "#{pane_id}",
-    "-e",
-    `HISTFILE=${hist}`,
-    "-e",
-    "HISTCONTROL=ignorespace",
-    "bash --norc --noprofile -i",
-  );
-  const session = await startServer(fixture.socketPath);
-  try {
+  const historyPane = (fixture: TmuxFixture) =>
+    fixture.tmux(
+      "new-window",
+      "-P",
+      "-F",
+      "#{pane_id}",
+      "-e",
+      `HISTFILE=${fixture.dir}/hist`,
+      "-e",
+      "HISTCONTROL=ignorespace",
+      "bash --norc --noprofile -i",
+    );
+  await withServer({ pane: historyPane }, async (fixture, session, pane) => {
     await run(session, pane, "echo secret-one");
     await run(session, pane, "echo visible-two", { suppressHistory: false });
     await fixture.runInPane(pane, "history -a");
-    const written = await Deno.readTextFile(hist);
+    const written = await Deno.readTextFile(`${fixture.dir}/hist`);
     assertStringIncludes(written, "visible-two");
     assert(!written.includes("secret-one"), `suppressed line in history: ${written}`);
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("run_shell_command: refuses panes without a POSIX shell in the foreground", async () => {
-  const { fixture, session, pane } = await setup();
-  try {
+  await withServer(setup(), async (fixture, session, pane) => {
     const cat = await fixture.tmux("new-window", "-P", "-F", "#{pane_id}", "cat");
     // tmux starts it through `sh -c`: until sh has exec'd cat, the pane runs a shell.
     await eventually(
@@ -594,19 +553,14 @@ Deno.test("run_shell_command: refuses panes without a POSIX shell in the foregro
       await session.fails("run_shell_command", { paneId: pane, command: "echo x" }),
       "runs sleep",
     );
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("run_shell_command: works in sh (dash)", async () => {
-  const { fixture, session, pane } = await setup({ shell: "sh" });
-  try {
+  await withServer(setup({ shell: "sh" }), async (_fixture, session, pane) => {
     const r = await run(session, pane, 'cd /tmp; echo "in $(pwd)"\nexit 4');
     assertEquals([r.exitStatus, r.output.lines], [4, ["in /tmp"]]);
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 /** A POSIX frame of `command` for `pane` of the fixture, its body already in tmux. */
@@ -624,42 +578,34 @@ async function stagedFrame(fixture: TmuxFixture, pane: string, owner: string, co
 }
 
 Deno.test("shell frame: its end removes its own busy mark and leaves another run's", async () => {
-  const fixture = await TmuxFixture.start();
-  try {
-    const pane = await fixture.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
-    const owner = await fixture.tmux("display-message", "-p", "-t", pane, "#{pane_pid}");
-    const runFrame = async (mark: (id: string) => string) => {
-      const frame = await stagedFrame(fixture, pane, owner, "true");
-      await fixture.tmux("set-option", "-p", "-t", pane, "@tmux_mcp_running", mark(frame.id));
-      const ended = fixture.tmux("wait-for", frame.channel);
-      await fixture.typeLine(pane, frame.line);
-      await ended;
-      return await fixture.tmux("show-options", "-pqv", "-t", pane, "@tmux_mcp_running");
-    };
-    // A later run took the pane.
-    assertEquals(await runFrame(() => "0badc0de.1"), "0badc0de.1");
-    assertEquals(await runFrame((id) => `${id}.1`), "");
-  } finally {
-    await fixture.close();
-  }
+  await using fixture = await TmuxFixture.start();
+  const pane = await fixture.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
+  const owner = await fixture.tmux("display-message", "-p", "-t", pane, "#{pane_pid}");
+  const runFrame = async (mark: (id: string) => string) => {
+    const frame = await stagedFrame(fixture, pane, owner, "true");
+    await fixture.tmux("set-option", "-p", "-t", pane, "@tmux_mcp_running", mark(frame.id));
+    const ended = fixture.tmux("wait-for", frame.channel);
+    await fixture.typeLine(pane, frame.line);
+    await ended;
+    return await fixture.tmux("show-options", "-pqv", "-t", pane, "@tmux_mcp_running");
+  };
+  // A later run took the pane.
+  assertEquals(await runFrame(() => "0badc0de.1"), "0badc0de.1");
+  assertEquals(await runFrame((id) => `${id}.1`), "");
 });
 
 Deno.test("shell frame: a line run by another program than the pane's shell runs nothing", async () => {
   // As less runs a line given to its `!` command: through `sh -c`.
-  const fixture = await TmuxFixture.start();
-  try {
-    const pane = await fixture.shellPane();
-    const owner = await fixture.tmux("display-message", "-p", "-t", pane, "#{pane_pid}");
-    const frame = await stagedFrame(fixture, pane, owner, "echo RAN-$((6*7))");
-    const ended = fixture.tmux("wait-for", frame.channel);
-    await fixture.typeLine(pane, `sh -c ${shellQuote(frame.line)}`);
-    await ended;
-    const status = await fixture.tmux("show-options", "-pqv", "-t", pane, frame.statusOption);
-    assertEquals(parseFrameStatus(status).refused, true);
-    assert(!(await fixture.tmux("capture-pane", "-p", "-t", pane)).includes("RAN-42"));
-  } finally {
-    await fixture.close();
-  }
+  await using fixture = await TmuxFixture.start();
+  const pane = await fixture.shellPane();
+  const owner = await fixture.tmux("display-message", "-p", "-t", pane, "#{pane_pid}");
+  const frame = await stagedFrame(fixture, pane, owner, "echo RAN-$((6*7))");
+  const ended = fixture.tmux("wait-for", frame.channel);
+  await fixture.typeLine(pane, `sh -c ${shellQuote(frame.line)}`);
+  await ended;
+  const status = await fixture.tmux("show-options", "-pqv", "-t", pane, frame.statusOption);
+  assertEquals(parseFrameStatus(status).refused, true);
+  assert(!(await fixture.tmux("capture-pane", "-p", "-t", pane)).includes("RAN-42"));
 });
 
 Deno.test("shell frame: pure parts", () => {
@@ -848,60 +794,59 @@ for (const shell of SHELLS) {
       console.warn(`skipped: ${shell.name} is not installed (apt-get install ${shell.binary})`);
       return;
     }
-    const { fixture, session, pane } = await setup({ shell: `env PS1='$ ' ${shell.command}` });
-    try {
-      await t.step("exit statuses and output", async () => {
-        for (const [command, status] of [["true", 0], ["false", 1], ["exit 3", 3]] as const) {
-          assertEquals((await run(session, pane, command)).exitStatus, status, command);
-        }
-        assertEquals((await run(session, pane, "echo hi")).output.lines, ["hi"]);
-        assertEquals((await run(session, pane, "printf abc")).output.lines, ["abc"]);
-        const two = await run(session, pane, "echo one\necho 'two  words'");
-        assertEquals(two.output.lines, ["one", "two  words"]);
-      });
-      await t.step("cd stays inside the command", async () => {
-        const before = await run(session, pane, "pwd");
-        assertEquals([before.outcome, before.output.lines.length], ["completed", 1]);
-        assertEquals((await run(session, pane, "cd /; pwd")).output.lines, ["/"]);
-        assertEquals((await run(session, pane, "pwd")).output.lines, before.output.lines);
-      });
-      await t.step("the typed line is the command and at most 40 bytes", async () => {
-        const command = "echo short-line";
-        await run(session, pane, command);
-        const shown = (await fixture.tmux("capture-pane", "-p", "-J", "-t", pane)).split("\n");
-        const echo = shown.findLast((line) => line.includes(command))!;
-        const typed = echo.slice(echo.indexOf("$ ") + 2).trim();
-        assert(typed.length <= command.length + 40, `${typed.length - command.length} bytes`);
-        assert(!shown.some((line) => line.includes("__tmux_mcp")), "no frame on the screen");
-      });
-      await t.step("C-c ends a command that timed out; the pane takes the next run", async () => {
-        // In a loop: the next look may see the frame's sh still in the
-        // foreground, and the line must then not be typed in sh's syntax.
-        for (let i = 0; i < 3; i++) {
-          const slow = await run(session, pane, "sleep 300", { timeoutSeconds: 1 });
-          assertEquals(slow.outcome, "timed_out");
-          await session.ok("send_keys", { paneId: pane, keys: ["C-c"] });
-          const next = await run(session, pane, "echo next", { timeoutSeconds: 5 });
-          assertEquals([next.exitStatus, next.output.lines], [0, ["next"]], `round ${i}`);
-        }
-      });
-    } finally {
-      await teardown(fixture, session);
-    }
+    await withServer(
+      setup({ shell: `env PS1='$ ' ${shell.command}` }),
+      async (fixture, session, pane) => {
+        await t.step("exit statuses and output", async () => {
+          for (const [command, status] of [["true", 0], ["false", 1], ["exit 3", 3]] as const) {
+            assertEquals((await run(session, pane, command)).exitStatus, status, command);
+          }
+          assertEquals((await run(session, pane, "echo hi")).output.lines, ["hi"]);
+          assertEquals((await run(session, pane, "printf abc")).output.lines, ["abc"]);
+          const two = await run(session, pane, "echo one\necho 'two  words'");
+          assertEquals(two.output.lines, ["one", "two  words"]);
+        });
+        await t.step("cd stays inside the command", async () => {
+          const before = await run(session, pane, "pwd");
+          assertEquals([before.outcome, before.output.lines.length], ["completed", 1]);
+          assertEquals((await run(session, pane, "cd /; pwd")).output.lines, ["/"]);
+          assertEquals((await run(session, pane, "pwd")).output.lines, before.output.lines);
+        });
+        await t.step("the typed line is the command and at most 40 bytes", async () => {
+          const command = "echo short-line";
+          await run(session, pane, command);
+          const shown = (await fixture.tmux("capture-pane", "-p", "-J", "-t", pane)).split("\n");
+          const echo = shown.findLast((line) => line.includes(command))!;
+          const typed = echo.slice(echo.indexOf("$ ") + 2).trim();
+          assert(typed.length <= command.length + 40, `${typed.length - command.length} bytes`);
+          assert(!shown.some((line) => line.includes("__tmux_mcp")), "no frame on the screen");
+        });
+        await t.step("C-c ends a command that timed out; the pane takes the next run", async () => {
+          // In a loop: the next look may see the frame's sh still in the
+          // foreground, and the line must then not be typed in sh's syntax.
+          for (let i = 0; i < 3; i++) {
+            const slow = await run(session, pane, "sleep 300", { timeoutSeconds: 1 });
+            assertEquals(slow.outcome, "timed_out");
+            await session.ok("send_keys", { paneId: pane, keys: ["C-c"] });
+            const next = await run(session, pane, "echo next", { timeoutSeconds: 5 });
+            assertEquals([next.exitStatus, next.output.lines], [0, ["next"]], `round ${i}`);
+          }
+        });
+      },
+    );
   });
 }
 
 Deno.test("run_shell_command: refuses when the shell does not read the line (pager, script, busy shell)", async () => {
-  const { fixture, session, pane } = await setup();
-  const refused = async (why: string) => {
-    const text = await session.fails("run_shell_command", {
-      paneId: pane,
-      command: "echo TYPED-$((6*7))",
-    });
-    assertStringIncludes(text, why);
-    assert(!(await fixture.tmux("capture-pane", "-p", "-t", pane)).includes("TYPED"), why);
-  };
-  try {
+  await withServer(setup(), async (fixture, session, pane) => {
+    const refused = async (why: string) => {
+      const text = await session.fails("run_shell_command", {
+        paneId: pane,
+        command: "echo TYPED-$((6*7))",
+      });
+      assertStringIncludes(text, why);
+      assert(!(await fixture.tmux("capture-pane", "-p", "-t", pane)).includes("TYPED"), why);
+    };
     // A pager on the alternate screen; then one without it (-X), whose
     // pipeline's first process is gone, so pane_current_command says bash.
     for (const [pager, why] of [["less", "alternate screen"], ["less -X", "not waiting"]]) {
@@ -925,9 +870,7 @@ Deno.test("run_shell_command: refuses when the shell does not read the line (pag
     await fixture.runInPane(pane, "PROMPT_COMMAND=");
     const after = await run(session, pane, "echo free");
     assertEquals(after.output.lines, ["free"]);
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("buffer text comes back exact through either transport's form", async () => {
@@ -935,20 +878,16 @@ Deno.test("buffer text comes back exact through either transport's form", async 
   assertEquals(unvis("a\\\\b\\$c\\t\\001\\033é\\\\123"), "a\\b$c\t\x01\x1bé\\123");
   assertEquals(unvis("\\303\\251"), "é");
   assertEquals(unvis("plain"), "plain");
-  const fixture = await TmuxFixture.start();
-  try {
-    const data = "a\\b$c\"d'e\tf\x01g\x1b[0mé\n~h\\123\n";
-    for (const mode of ["control", "process"] as const) {
-      const socket = { kind: "path" as const, path: fixture.socketPath, source: "flag" as const };
-      const tmux = new Tmux("tmux", socket, createTransport("tmux", socket, mode));
-      try {
-        await fixture.tmux("set-buffer", "-b", "exact", "--", data);
-        assertEquals(await readBuffer(tmux, "exact"), data, mode);
-      } finally {
-        await tmux.transport.close();
-      }
+  await using fixture = await TmuxFixture.start();
+  const data = "a\\b$c\"d'e\tf\x01g\x1b[0mé\n~h\\123\n";
+  for (const mode of ["control", "process"] as const) {
+    const socket = { kind: "path" as const, path: fixture.socketPath, source: "flag" as const };
+    const tmux = new Tmux("tmux", socket, createTransport("tmux", socket, mode));
+    try {
+      await fixture.tmux("set-buffer", "-b", "exact", "--", data);
+      assertEquals(await readBuffer(tmux, "exact"), data, mode);
+    } finally {
+      await tmux.transport.close();
     }
-  } finally {
-    await fixture.close();
   }
 });
