@@ -5,19 +5,15 @@
  * @module
  */
 
+import type { z } from "zod";
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
 import { childProcesses, type Session, TmuxFixture, withServer } from "./harness.ts";
 import { MAX_WAITS, waitForChannel } from "../tmux/wait_for.ts";
 import { createTransport, Tmux } from "../tmux/client.ts";
 import { TmuxError } from "../tmux/errors.ts";
+import type { waitForChannelTool } from "../tools/wait_for_channel.ts";
 
-interface ChannelResult {
-  channel: string;
-  signalled: boolean;
-  timedOut: boolean;
-  elapsedSeconds: number;
-  effectiveTimeoutSeconds: number;
-}
+type ChannelResult = z.infer<typeof waitForChannelTool.output>;
 
 /** Failure bound of the polls below; never a synchronisation device. */
 const BOUND_MS = 20_000;

@@ -8,6 +8,8 @@
  * @module
  */
 
+import type { z } from "zod";
+import type { capturePane } from "../tools/capture_pane.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { countingTmux, type Session, startServer, TmuxFixture } from "./harness.ts";
 import { budgetLines } from "../mcp/budget.ts";
@@ -90,9 +92,7 @@ async function wholeRead(fx: TmuxFixture, pane: string, joined: boolean, maxLine
   return budgetLines(lines, maxLines, 128_000);
 }
 
-interface Captured {
-  content: { lines: string[]; droppedLines: number; truncated: boolean };
-}
+type Captured = z.infer<typeof capturePane.output>;
 
 Deno.test("capture_pane reads 10 lines of a 60,000-line history from the rows above the screen only", async () => {
   const { fx, s, log } = await start();

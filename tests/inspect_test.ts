@@ -3,6 +3,8 @@
  * topology, errors, budgets, the read batch, caller detection and selection.
  */
 
+import type { z } from "zod";
+import type { paneView } from "../mcp/schemas.ts";
 import { assert, assertEquals, assertStringIncludes, assertWithinBytes } from "./assert.ts";
 import {
   atNamedBudget,
@@ -14,14 +16,7 @@ import {
   TRANSPORTS,
 } from "./harness.ts";
 
-type Pane = {
-  paneId: string;
-  windowId: string;
-  sessionId: string;
-  isCaller: boolean;
-  width: number;
-  title?: string | null;
-};
+type Pane = z.infer<typeof paneView>;
 
 serverTest("list tools read the topology tmux reports", async (fx, s) => {
   await fx.tmux("new-window", "-t", "main:", "-n", "second");

@@ -7,6 +7,8 @@
  * @module
  */
 
+import type { z } from "zod";
+import type { runShellCommand } from "../tools/run_shell_command.ts";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { KeptRuns } from "../mcp/kept_runs.ts";
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
@@ -72,16 +74,7 @@ Deno.test("run_shell_command returns once the prompt is back: a wait on the next
   }
 });
 
-interface Run {
-  outcome: string;
-  exitStatus: number | null;
-  output: { lines: string[] };
-  elapsedSeconds: number;
-  effectiveTimeoutSeconds: number;
-  timeoutClamped: boolean;
-  stillRunning: boolean;
-  runId: string | null;
-}
+type Run = z.infer<typeof runShellCommand.output>;
 
 function text(result: CallToolResult): string {
   return (result.content[0] as { text: string }).text;

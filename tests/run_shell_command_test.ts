@@ -6,6 +6,8 @@
  * @module
  */
 
+import type { z } from "zod";
+import type { runShellCommand } from "../tools/run_shell_command.ts";
 import { assert, assertEquals, assertStringIncludes, assertWithinBytes } from "./assert.ts";
 import {
   childProcesses,
@@ -30,16 +32,7 @@ import {
 import { readBuffer, unvis } from "../tmux/buffer_read.ts";
 import { createTransport, Tmux } from "../tmux/client.ts";
 
-interface Run {
-  paneId: string;
-  outcome: string;
-  exitStatus: number | null;
-  output: { lines: string[]; truncated: boolean; droppedLines: number; droppedBytes: number };
-  outputIncomplete: boolean;
-  elapsedSeconds: number;
-  effectiveTimeoutSeconds: number;
-  stillRunning: boolean;
-}
+type Run = z.infer<typeof runShellCommand.output>;
 
 /** {@link withServer} options: the pane is a fresh window running `shell` (else bash, no rc files). */
 function setup(

@@ -1,5 +1,7 @@
 /** search_panes over stdio against a real tmux, and the wrapped-line row mapping. */
 
+import type { z } from "zod";
+import type { searchPanes } from "../tools/search_panes.ts";
 import { assert, assertEquals, assertStringIncludes, assertWithinBytes } from "./assert.ts";
 import { serverTest, type TmuxFixture } from "./harness.ts";
 import { joinWrappedRows } from "../mcp/wrapped.ts";
@@ -7,12 +9,7 @@ import { joinWrappedRows } from "../mcp/wrapped.ts";
 /** A small first window, so history and wrapping come quickly. */
 const SMALL = { width: 60, height: 10 };
 
-type Found = {
-  panesSearched: number;
-  panes: { paneId: string; matches: { row: number; text: string }[] }[];
-  truncated: boolean;
-  skippedPanes: { paneId: string; reason: string }[];
-};
+type Found = z.infer<typeof searchPanes.output>;
 
 /**
  * Runs `command` in tmux once, right after the next `list-panes` (search's

@@ -6,6 +6,8 @@
  * @module
  */
 
+import type { z } from "zod";
+import type { killedOutput } from "../mcp/teardown.ts";
 import { ResourceListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
 import {
@@ -29,7 +31,7 @@ function teardownTest(
   serverTest(name, body, { ...options, args: ALL_TOOLSETS });
 }
 
-type Killed = { killed: { sessionIds: string[]; windowIds: string[]; paneIds: string[] } };
+type Killed = z.infer<typeof killedOutput>;
 /** Failure bound of anything a test waits for; never a synchronisation device. */
 const BOUND_MS = 20_000;
 

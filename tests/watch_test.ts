@@ -9,6 +9,7 @@
  */
 
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { z } from "zod";
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
 import {
   childProcesses,
@@ -28,31 +29,17 @@ import { wrapFlags } from "../mcp/wrapped.ts";
 import { Tmux } from "../tmux/client.ts";
 import { liveWatchClients, watchPaneOutput } from "../tmux/output_watch.ts";
 import { ProcessTransport } from "../tmux/process_transport.ts";
+import type { captureSince } from "../tools/capture_since.ts";
+import type { waitForTextTool } from "../tools/wait_for_text.ts";
 
 /** Failure bound of anything a test waits for; never a synchronisation device. */
 const BOUND_MS = 30_000;
 const SHELL = "bash --norc --noprofile";
 
-interface WaitResult {
-  paneId: string;
-  outcome: string;
-  matchedPattern: string | null;
-  matchedIndex: number | null;
-  presentAtEntry: boolean;
-  tail: { lines: string[]; truncated: boolean; droppedLines: number };
-  elapsedSeconds: number;
-  effectiveTimeoutSeconds: number;
-  wakeup: string;
-}
+/** The results of wait_for_text and capture_since, as their output schemas type them. */
+type WaitResult = z.infer<typeof waitForTextTool.output>;
 
-interface SinceResult {
-  paneId: string;
-  content: { lines: string[]; truncated: boolean; droppedLines: number };
-  cursor: string;
-  linesMissed: number | null;
-  anchorLost: boolean;
-}
-
+type SinceResult = z.infer<typeof captureSince.output>;
 /**
  * The {@link withServer} options of these tests: an 80-column fixture whose
  * pane runs a plain bash in a fresh window (history-limit applies to panes

@@ -6,6 +6,8 @@
  * @module
  */
 
+import type { z } from "zod";
+import type { action, paneView, sessionView, windowView } from "../mcp/schemas.ts";
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
 import {
   ALL_TOOLSETS,
@@ -53,40 +55,10 @@ function workspaceTest(
   serverTest(name, body, { args: ALL_TOOLSETS, transports });
 }
 
-type Pane = {
-  paneId: string;
-  windowId: string;
-  sessionId: string;
-  index: number;
-  width: number;
-  height: number;
-  title: string | null;
-  active: boolean;
-  zoomed: boolean;
-  currentPath: string | null;
-  pid: number | null;
-  dead: boolean;
-};
-type Win = {
-  windowId: string;
-  sessionId: string;
-  index: number;
-  name: string;
-  active: boolean;
-  width: number;
-  height: number;
-  layout: string;
-  panes: number;
-  activePaneId: string;
-};
-type Sess = {
-  sessionId: string;
-  name: string;
-  windows: number;
-  activeWindowId: string;
-  activePaneId: string;
-};
-type Action = { changed: boolean; paneId?: string; windowId?: string; sessionId?: string };
+type Pane = z.infer<typeof paneView>;
+type Win = z.infer<typeof windowView>;
+type Sess = z.infer<typeof sessionView>;
+type Action = z.infer<typeof action>;
 
 /** One tmux format value of `target`, read by the test (the target is known to exist). */
 function show(fx: TmuxFixture, target: string, format: string): Promise<string> {
