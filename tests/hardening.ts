@@ -1,12 +1,13 @@
 /**
  * Shared pieces of the hardening tests (sweep, concurrency, faults, leaks):
- * a seeded PRNG, a small JSON Schema validator for the schemas the server
- * lists, a multi-session topology fixture, and process-table probes (ps)
+ * a seeded PRNG, validation against the JSON Schemas the server lists, a
+ * multi-session topology fixture, and process-table probes (ps)
  * for what a server leaves behind.
  *
  * @module
  */
 
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { type ProcessRow, processTable, TmuxFixture } from "./harness.ts";
 
 /** mulberry32: a tiny seeded PRNG, so a failing sweep can be replayed exactly. */
@@ -24,84 +25,20 @@ export function mulberry32(seed: number): () => number {
 /** A JSON Schema object as `tools/list` carries it. */
 export type Schema = Record<string, unknown>;
 
-function typeOf(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
-  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
-  return typeof value;
-}
+// zod writes JSON Schema 2020-12 (the server drops the `$schema` line);
+// nullable fields are `type: [T, "null"]`, a union ajv accepts when told.
+const ajv = new Ajv2020({ allErrors: true, allowUnionTypes: true });
+const compiled = new WeakMap<Schema, ValidateFunction>();
 
-function typeMatches(value: unknown, type: string): boolean {
-  const actual = typeOf(value);
-  return actual === type || (type === "number" && actual === "integer");
-}
-
-/**
- * Validates `value` against `schema` for the keywords the server's schemas
- * use (type, properties, required, additionalProperties, propertyNames, items,
- * anyOf, oneOf, enum, const, bounds, pattern); returns the problems found.
- */
-export function validate(schema: Schema, value: unknown, path = "$"): string[] {
-  const problems: string[] = [];
-  const fail = (what: string) => problems.push(`${path}: ${what}`);
-  if (schema.type !== undefined) {
-    const types = Array.isArray(schema.type) ? schema.type as string[] : [schema.type as string];
-    if (!types.some((t) => typeMatches(value, t))) {
-      fail(`expected ${types.join("|")}, got ${typeOf(value)}`);
-      return problems;
-    }
+/** What is wrong with `value` against `schema` (ajv, compiled once per schema), one line each. */
+export function validate(schema: Schema, value: unknown): string[] {
+  let check = compiled.get(schema);
+  if (check === undefined) {
+    check = ajv.compile(schema);
+    compiled.set(schema, check);
   }
-  if (schema.const !== undefined && value !== schema.const) fail(`expected const`);
-  if (Array.isArray(schema.enum) && !schema.enum.includes(value)) fail(`not in enum`);
-  if (Array.isArray(schema.anyOf)) {
-    const ok = (schema.anyOf as Schema[]).some((s) => validate(s, value, path).length === 0);
-    if (!ok) fail("matches no anyOf branch");
-  }
-  if (Array.isArray(schema.oneOf)) {
-    const n = (schema.oneOf as Schema[]).filter((s) => validate(s, value, path).length === 0);
-    if (n.length !== 1) fail(`matches ${n.length} oneOf branches`);
-  }
-  if (typeof value === "string") {
-    const length = [...value].length;
-    if (typeof schema.minLength === "number" && length < schema.minLength) fail("too short");
-    if (typeof schema.maxLength === "number" && length > schema.maxLength) fail("too long");
-    if (typeof schema.pattern === "string" && !new RegExp(schema.pattern, "u").test(value)) {
-      fail(`does not match ${schema.pattern}`);
-    }
-  }
-  if (typeof value === "number") {
-    if (typeof schema.minimum === "number" && value < schema.minimum) fail("below minimum");
-    if (typeof schema.maximum === "number" && value > schema.maximum) fail("above maximum");
-  }
-  if (Array.isArray(value)) {
-    if (typeof schema.minItems === "number" && value.length < schema.minItems) fail("too few");
-    if (typeof schema.maxItems === "number" && value.length > schema.maxItems) fail("too many");
-    if (schema.items && typeof schema.items === "object") {
-      value.forEach((item, i) =>
-        problems.push(...validate(schema.items as Schema, item, `${path}[${i}]`))
-      );
-    }
-  }
-  if (typeOf(value) === "object") {
-    const object = value as Record<string, unknown>;
-    const properties = (schema.properties ?? {}) as Record<string, Schema>;
-    for (const name of (schema.required ?? []) as string[]) {
-      if (!(name in object)) fail(`missing required ${name}`);
-    }
-    for (const [name, item] of Object.entries(object)) {
-      if (name in properties) {
-        problems.push(...validate(properties[name], item, `${path}.${name}`));
-      } else if (schema.additionalProperties === false) {
-        fail(`unexpected property ${name}`);
-      } else if (typeof schema.additionalProperties === "object") {
-        problems.push(...validate(schema.additionalProperties as Schema, item, `${path}.${name}`));
-      }
-      if (schema.propertyNames && typeof schema.propertyNames === "object") {
-        problems.push(...validate(schema.propertyNames as Schema, name, `${path}{${name}}`));
-      }
-    }
-  }
-  return problems;
+  if (check(value)) return [];
+  return (check.errors ?? []).map((e) => `$${e.instancePath}: ${e.message}`);
 }
 
 /** Ids of a topology, as tmux lists them. */

@@ -17,6 +17,8 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { assert, assertEquals, wireBytes } from "./assert.ts";
 import { type Session, startServer, type TmuxFixture } from "./harness.ts";
+import { outputJsonSchema } from "../mcp/json_schema.ts";
+import { captureSince } from "../tools/capture_since.ts";
 import {
   descendants,
   mulberry32,
@@ -636,6 +638,24 @@ for (const transport of ["control", "process"] as const) {
     assert(defects.length === 0, `${defects.length} defects (listed above)`);
   });
 }
+
+Deno.test("the sweep's validator refuses a result that breaks its listed outputSchema", () => {
+  // The schema as tools/list sends it: no `required`, nullable as a type array.
+  const schema = outputJsonSchema(captureSince.output) as Schema;
+  const good = {
+    paneId: "%1",
+    content: { lines: ["a"], truncated: false, droppedLines: 0 },
+    cursor: "c",
+    linesMissed: null,
+    anchorLost: false,
+  };
+  assertEquals(validate(schema, good), []);
+  const broken = { ...good, linesMissed: "0", content: { ...good.content, lines: [1] } };
+  assertEquals(validate(schema, broken), [
+    "$/content/lines/0: must be string",
+    "$/linesMissed: must be integer,null",
+  ]);
+});
 
 Deno.test("a session name with ':' or '.' never reaches another session", async () => {
   const fx = await startTopology();
