@@ -96,92 +96,76 @@ async function refusedEverywhere(session: Session, pane: string, part: string) {
 }
 
 Deno.test("input tools refuse a dead pane, a pane in copy mode and the caller's pane", async () => {
-  const fixture = await TmuxFixture.start();
-  try {
-    const live = await bashPane(fixture);
-    const dead = await deadPane(fixture);
-    const session = await serverInPane(fixture, live);
-    try {
-      await refusedEverywhere(session, dead, "is dead");
-      await refusedEverywhere(session, live, "the pane this server runs in");
-      const other = await bashPane(fixture);
-      await fixture.tmux("copy-mode", "-t", other);
-      await refusedEverywhere(session, other, "copy mode");
-      // The way out cannot be keys sent by a tool (they are refused the same
-      // way): the error sends the agent to the person or another pane.
-      const leave = await session.fails("send_keys", { paneId: other, keys: ["q"] });
-      assertStringIncludes(leave, "cannot leave it");
-      assertStringIncludes(leave, "ask the user");
-      // Two modes stacked (view mode over copy mode): pane_in_mode is 2, not 1.
-      const stacked = await bashPane(fixture);
-      await fixture.tmux("copy-mode", "-t", stacked);
-      await fixture.tmux("run-shell", "-t", stacked, "echo over-copy-mode");
-      assertEquals(
-        await fixture.tmux("display-message", "-p", "-t", stacked, "#{pane_in_mode}"),
-        "2",
-      );
-      await refusedEverywhere(session, stacked, "copy mode");
-      await refusedEverywhere(session, "%999", "no such pane");
-      // synchronize-panes would copy keys sent to a sibling into the caller's pane.
-      const sibling = await bashSibling(fixture, live);
-      const callerWindow = await fixture.tmux("display-message", "-p", "-t", live, "#{window_id}");
-      assertStringIncludes(
-        await session.fails("set_synchronize_panes", { windowId: callerWindow, enabled: true }),
-        "holds the pane this server runs in",
-      );
-      assertEquals(
-        await fixture.tmux("display-message", "-p", "-t", live, "#{synchronize-panes}"),
-        "0",
-        "the refusal changed nothing",
-      );
-      // A person may still turn it on; the input tools then refuse the sibling.
-      await fixture.tmux("set-option", "-w", "-t", live, "synchronize-panes", "on");
-      await refusedEverywhere(session, sibling, "synchronize-panes is on");
-      // tmux 3.3a copies only into panes whose own option is on: off for the
-      // caller's pane, the keys reach the sibling alone.
-      await fixture.tmux("set-option", "-p", "-t", live, "synchronize-panes", "off");
-      await signalledBy(fixture, "synced", () =>
-        session.ok("send_keys", {
-          paneId: sibling,
-          text: `echo SIBLING-ONLY; tmux -S ${fixture.socketPath} wait-for -S synced`,
-          enter: true,
-        }));
-      assert(!(await screen(fixture, live)).includes("SIBLING-ONLY"), "the caller got nothing");
-      assertEquals(await fixture.tmux("list-buffers"), "", "refused pastes leave no buffer");
-    } finally {
-      await session.close();
-    }
-  } finally {
-    await fixture.close();
-  }
+  await using fixture = await TmuxFixture.start();
+  const live = await bashPane(fixture);
+  const dead = await deadPane(fixture);
+  await using session = await serverInPane(fixture, live);
+  await refusedEverywhere(session, dead, "is dead");
+  await refusedEverywhere(session, live, "the pane this server runs in");
+  const other = await bashPane(fixture);
+  await fixture.tmux("copy-mode", "-t", other);
+  await refusedEverywhere(session, other, "copy mode");
+  // The way out cannot be keys sent by a tool (they are refused the same
+  // way): the error sends the agent to the person or another pane.
+  const leave = await session.fails("send_keys", { paneId: other, keys: ["q"] });
+  assertStringIncludes(leave, "cannot leave it");
+  assertStringIncludes(leave, "ask the user");
+  // Two modes stacked (view mode over copy mode): pane_in_mode is 2, not 1.
+  const stacked = await bashPane(fixture);
+  await fixture.tmux("copy-mode", "-t", stacked);
+  await fixture.tmux("run-shell", "-t", stacked, "echo over-copy-mode");
+  assertEquals(
+    await fixture.tmux("display-message", "-p", "-t", stacked, "#{pane_in_mode}"),
+    "2",
+  );
+  await refusedEverywhere(session, stacked, "copy mode");
+  await refusedEverywhere(session, "%999", "no such pane");
+  // synchronize-panes would copy keys sent to a sibling into the caller's pane.
+  const sibling = await bashSibling(fixture, live);
+  const callerWindow = await fixture.tmux("display-message", "-p", "-t", live, "#{window_id}");
+  assertStringIncludes(
+    await session.fails("set_synchronize_panes", { windowId: callerWindow, enabled: true }),
+    "holds the pane this server runs in",
+  );
+  assertEquals(
+    await fixture.tmux("display-message", "-p", "-t", live, "#{synchronize-panes}"),
+    "0",
+    "the refusal changed nothing",
+  );
+  // A person may still turn it on; the input tools then refuse the sibling.
+  await fixture.tmux("set-option", "-w", "-t", live, "synchronize-panes", "on");
+  await refusedEverywhere(session, sibling, "synchronize-panes is on");
+  // tmux 3.3a copies only into panes whose own option is on: off for the
+  // caller's pane, the keys reach the sibling alone.
+  await fixture.tmux("set-option", "-p", "-t", live, "synchronize-panes", "off");
+  await signalledBy(fixture, "synced", () =>
+    session.ok("send_keys", {
+      paneId: sibling,
+      text: `echo SIBLING-ONLY; tmux -S ${fixture.socketPath} wait-for -S synced`,
+      enter: true,
+    }));
+  assert(!(await screen(fixture, live)).includes("SIBLING-ONLY"), "the caller got nothing");
+  assertEquals(await fixture.tmux("list-buffers"), "", "refused pastes leave no buffer");
 });
 
 Deno.test("synchronize-panes refusal holds for a caller pane id of two digits, also for long text", async () => {
   // display-message runs its template through strftime: an unescaped %12
   // inside the guard's format read as a field width and the check said no.
-  const fixture = await TmuxFixture.start();
-  try {
-    for (let i = 0; i < 12; i++) await fixture.tmux("new-window", "-d", "-t", "main:");
-    const caller = await bashPane(fixture);
-    assert(Number(caller.slice(1)) >= 12, `caller ${caller} has a two-digit id`);
-    const sibling = await bashSibling(fixture, caller);
-    await fixture.tmux("set-option", "-w", "-t", caller, "synchronize-panes", "on");
-    const session = await serverInPane(fixture, caller);
-    try {
-      await refusedEverywhere(session, sibling, "synchronize-panes is on");
-      // Text too long for the guarded round trip is checked first, then sent.
-      const long = await session.fails("send_keys", {
-        paneId: sibling,
-        text: "'" + '"'.repeat(6000),
-      });
-      assertStringIncludes(long, "synchronize-panes is on");
-      assert(!(await screen(fixture, caller)).includes('""""'), "nothing reached the caller");
-    } finally {
-      await session.close();
-    }
-  } finally {
-    await fixture.close();
-  }
+  await using fixture = await TmuxFixture.start();
+  for (let i = 0; i < 12; i++) await fixture.tmux("new-window", "-d", "-t", "main:");
+  const caller = await bashPane(fixture);
+  assert(Number(caller.slice(1)) >= 12, `caller ${caller} has a two-digit id`);
+  const sibling = await bashSibling(fixture, caller);
+  await fixture.tmux("set-option", "-w", "-t", caller, "synchronize-panes", "on");
+  await using session = await serverInPane(fixture, caller);
+  await refusedEverywhere(session, sibling, "synchronize-panes is on");
+  // Text too long for the guarded round trip is checked first, then sent.
+  const long = await session.fails("send_keys", {
+    paneId: sibling,
+    text: "'" + '"'.repeat(6000),
+  });
+  assertStringIncludes(long, "synchronize-panes is on");
+  assert(!(await screen(fixture, caller)).includes('""""'), "nothing reached the caller");
 });
 
 for (const transport of ["control", "process"]) {
@@ -190,52 +174,44 @@ for (const transport of ["control", "process"]) {
     // synchronized window, the caller's pane would copy what a person types
     // into the agent's terminal into that window's panes, which
     // set_synchronize_panes refuses to bring about for the caller's window.
-    const fixture = await TmuxFixture.start();
-    try {
-      const caller = await bashPane(fixture);
-      const callerWindow = await fixture.tmux(
-        "display-message",
-        "-p",
-        "-t",
-        caller,
-        "#{window_id}",
-      );
-      const other = await bashPane(fixture);
-      const sibling = await bashSibling(fixture, other);
-      const synced = await fixture.tmux("display-message", "-p", "-t", other, "#{window_id}");
-      const session = await serverInPane(fixture, caller, ["--transport", transport]);
-      try {
-        await session.ok("set_synchronize_panes", { windowId: synced, enabled: true });
-        for (
-          const args of [{ paneId: caller, targetPaneId: other }, {
-            paneId: other,
-            targetPaneId: caller,
-          }]
-        ) {
-          const refused = await session.fails("swap_pane", args);
-          assertStringIncludes(refused, `pane ${caller} is the pane this server runs in`);
-          assertStringIncludes(refused, "synchronize-panes");
-          assertStringIncludes(refused, "set_synchronize_panes");
-        }
-        const windowOf = (pane: string) =>
-          fixture.tmux("display-message", "-p", "-t", pane, "#{window_id} #{synchronize-panes}");
-        assertEquals(await windowOf(caller), `${callerWindow} 0`, "the caller's pane stayed");
-        assertEquals(await windowOf(other), `${synced} 1`, "the other pane stayed");
-        // Panes of other windows still swap, and so does the caller once synchronization is off.
-        await session.ok("swap_pane", { paneId: other, targetPaneId: sibling });
-        await session.ok("set_synchronize_panes", { windowId: synced, enabled: false });
-        await session.ok("swap_pane", { paneId: caller, targetPaneId: other });
-        assertEquals(await windowOf(caller), `${synced} 0`);
-        // Within its own window the caller's pane keeps its options: a swap there is allowed.
-        await fixture.tmux("set-option", "-w", "-t", synced, "synchronize-panes", "on");
-        await session.ok("swap_pane", { paneId: caller, targetPaneId: sibling });
-        assertEquals(await windowOf(caller), `${synced} 1`);
-      } finally {
-        await session.close();
-      }
-    } finally {
-      await fixture.close();
+    await using fixture = await TmuxFixture.start();
+    const caller = await bashPane(fixture);
+    const callerWindow = await fixture.tmux(
+      "display-message",
+      "-p",
+      "-t",
+      caller,
+      "#{window_id}",
+    );
+    const other = await bashPane(fixture);
+    const sibling = await bashSibling(fixture, other);
+    const synced = await fixture.tmux("display-message", "-p", "-t", other, "#{window_id}");
+    await using session = await serverInPane(fixture, caller, ["--transport", transport]);
+    await session.ok("set_synchronize_panes", { windowId: synced, enabled: true });
+    for (
+      const args of [{ paneId: caller, targetPaneId: other }, {
+        paneId: other,
+        targetPaneId: caller,
+      }]
+    ) {
+      const refused = await session.fails("swap_pane", args);
+      assertStringIncludes(refused, `pane ${caller} is the pane this server runs in`);
+      assertStringIncludes(refused, "synchronize-panes");
+      assertStringIncludes(refused, "set_synchronize_panes");
     }
+    const windowOf = (pane: string) =>
+      fixture.tmux("display-message", "-p", "-t", pane, "#{window_id} #{synchronize-panes}");
+    assertEquals(await windowOf(caller), `${callerWindow} 0`, "the caller's pane stayed");
+    assertEquals(await windowOf(other), `${synced} 1`, "the other pane stayed");
+    // Panes of other windows still swap, and so does the caller once synchronization is off.
+    await session.ok("swap_pane", { paneId: other, targetPaneId: sibling });
+    await session.ok("set_synchronize_panes", { windowId: synced, enabled: false });
+    await session.ok("swap_pane", { paneId: caller, targetPaneId: other });
+    assertEquals(await windowOf(caller), `${synced} 0`);
+    // Within its own window the caller's pane keeps its options: a swap there is allowed.
+    await fixture.tmux("set-option", "-w", "-t", synced, "synchronize-panes", "on");
+    await session.ok("swap_pane", { paneId: caller, targetPaneId: sibling });
+    assertEquals(await windowOf(caller), `${synced} 1`);
   });
 }
 
@@ -290,109 +266,98 @@ Deno.test("chunks never split a character and respect the byte limit", () => {
   assertEquals(chunkText(""), [""]);
 });
 
-for (const transport of ["control", "process"]) {
-  Deno.test(`send_keys types text, keys and Enter; refuses bad input before sending [${transport}]`, async () => {
-    const fixture = await TmuxFixture.start();
-    const pane = await bashPane(fixture);
-    const session = await startServer(fixture.socketPath, { args: ["--transport", transport] });
-    try {
-      // Text, then two BSpace that delete "#x", then Enter.
-      await signalledBy(fixture, "typed", async () => {
-        const r = await session.ok<{ paneId: string; sent: string }>("send_keys", {
-          paneId: pane,
-          text: "echo typed-$((40+2)); tmux wait-for -S typed #x",
-          keys: ["BSpace", "BSpace"],
-          enter: true,
-        });
-        assertEquals(r.paneId, pane);
-        assertStringIncludes(r.sent, "BSpace");
+serverTest(
+  "send_keys types text, keys and Enter; refuses bad input before sending",
+  async (fixture, session, pane) => {
+    // Text, then two BSpace that delete "#x", then Enter.
+    await signalledBy(fixture, "typed", async () => {
+      const r = await session.ok<{ paneId: string; sent: string }>("send_keys", {
+        paneId: pane,
+        text: "echo typed-$((40+2)); tmux wait-for -S typed #x",
+        keys: ["BSpace", "BSpace"],
+        enter: true,
       });
-      assertStringIncludes(await screen(fixture, pane), "\ntyped-42\n");
+      assertEquals(r.paneId, pane);
+      assertStringIncludes(r.sent, "BSpace");
+    });
+    assertStringIncludes(await screen(fixture, pane), "\ntyped-42\n");
 
-      // C-c interrupts a running program: the next typed line runs at once.
-      await signalledBy(fixture, "sleeping", () =>
+    // C-c interrupts a running program: the next typed line runs at once.
+    await signalledBy(fixture, "sleeping", () =>
+      session.ok("send_keys", {
+        paneId: pane,
+        text: "tmux wait-for -S sleeping; sleep 300",
+        enter: true,
+      }));
+    // The signal comes just before sleep starts: a C-c sent in between would
+    // hit the exiting tmux client, and sleep would run its 300 s.
+    await fixture.untilForeground(pane, "sleep");
+    await session.ok("send_keys", { paneId: pane, keys: ["C-c"] });
+    await fixture.runInPane(pane, "echo after-interrupt");
+
+    // Refusals send nothing: a probe typed afterwards runs unchanged.
+    const unknown = await session.fails("send_keys", {
+      paneId: pane,
+      text: "echo LEAKED",
+      keys: ["Enter", "NoSuchKey"],
+    });
+    assertStringIncludes(unknown, "keys[1] is not a tmux key name");
+    assert(!unknown.includes("NoSuchKey"), "the rejected value is not echoed");
+    const newline = await session.fails("send_keys", { paneId: pane, text: "echo LEAKED\n" });
+    assertStringIncludes(newline, "control character");
+    assertStringIncludes(await session.fails("send_keys", { paneId: pane }), "nothing to send");
+    assertStringIncludes(
+      await session.fails("send_keys", { paneId: pane, text: "x", wait_for_previous: true }),
+      "wait_for_previous",
+    );
+    await fixture.runInPane(pane, "echo probe");
+    assert(!(await screen(fixture, pane)).includes("LEAKED"), "nothing was typed");
+
+    /** Types `echo ${#v}`, then goes back and types `v=<value>; ` in front of it, and runs it. */
+    const assignAndCount = (value: string, channel: string) =>
+      signalledBy(fixture, channel, () =>
         session.ok("send_keys", {
           paneId: pane,
-          text: "tmux wait-for -S sleeping; sleep 300",
-          enter: true,
-        }));
-      // The signal comes just before sleep starts: a C-c sent in between would
-      // hit the exiting tmux client, and sleep would run its 300 s.
-      await fixture.untilForeground(pane, "sleep");
-      await session.ok("send_keys", { paneId: pane, keys: ["C-c"] });
-      await fixture.runInPane(pane, "echo after-interrupt");
-
-      // Refusals send nothing: a probe typed afterwards runs unchanged.
-      const unknown = await session.fails("send_keys", {
-        paneId: pane,
-        text: "echo LEAKED",
-        keys: ["Enter", "NoSuchKey"],
-      });
-      assertStringIncludes(unknown, "keys[1] is not a tmux key name");
-      assert(!unknown.includes("NoSuchKey"), "the rejected value is not echoed");
-      const newline = await session.fails("send_keys", { paneId: pane, text: "echo LEAKED\n" });
-      assertStringIncludes(newline, "control character");
-      assertStringIncludes(await session.fails("send_keys", { paneId: pane }), "nothing to send");
-      assertStringIncludes(
-        await session.fails("send_keys", { paneId: pane, text: "x", wait_for_previous: true }),
-        "wait_for_previous",
-      );
-      await fixture.runInPane(pane, "echo probe");
-      assert(!(await screen(fixture, pane)).includes("LEAKED"), "nothing was typed");
-
-      /** Types `echo ${#v}`, then goes back and types `v=<value>; ` in front of it, and runs it. */
-      const assignAndCount = (value: string, channel: string) =>
-        signalledBy(fixture, channel, () =>
-          session.ok("send_keys", {
-            paneId: pane,
-            text: `echo \${#v} ; tmux wait-for -S ${channel} #`,
-            keys: ["C-a"],
-          }).then(() =>
-            session.ok("send_keys", { paneId: pane, text: `v=${value}; `, enter: true })
-          ));
-      // Long text goes through in chunks whatever the transport's limits.
-      await assignAndCount("x".repeat(17_000), "long");
-      assertStringIncludes(await screen(fixture, pane), "\n17000\n");
-      // Quoted for tmux's parser inside the guard, 8,000 "~" take 32,000 bytes: too long for one
-      // tmux command line, so the pane is checked first and the text sent after it.
-      await assignAndCount(`'${"~".repeat(9_000)}'`, "tildes");
-      assertStringIncludes(await screen(fixture, pane), "\n9000\n");
-    } finally {
-      await session.close();
-      await fixture.close();
-    }
-  });
-}
+          text: `echo \${#v} ; tmux wait-for -S ${channel} #`,
+          keys: ["C-a"],
+        }).then(() =>
+          session.ok("send_keys", { paneId: pane, text: `v=${value}; `, enter: true })
+        ));
+    // Long text goes through in chunks whatever the transport's limits.
+    await assignAndCount("x".repeat(17_000), "long");
+    assertStringIncludes(await screen(fixture, pane), "\n17000\n");
+    // Quoted for tmux's parser inside the guard, 8,000 "~" take 32,000 bytes: too long for one
+    // tmux command line, so the pane is checked first and the text sent after it.
+    await assignAndCount(`'${"~".repeat(9_000)}'`, "tildes");
+    assertStringIncludes(await screen(fixture, pane), "\n9000\n");
+  },
+  { pane: bashPane },
+);
 
 /** Text that tmux's command parser would change if any part of it were not quoted. */
 const NASTY = `-n 'single' "double" $HOME ~/x \\back ; semi #{pane_id} #(echo no) %1 {a} é€`;
 
-for (const transport of ["control", "process"]) {
-  Deno.test(`send_keys and paste_text deliver text tmux would parse, byte for byte [${transport}]`, async () => {
-    const fixture = await TmuxFixture.start({ width: 200 });
-    const session = await startServer(fixture.socketPath, { args: ["--transport", transport] });
-    try {
-      for (const tool of ["send_keys", "paste_text"]) {
-        const pane = await bashPane(fixture);
-        // Typed after a `:` and never run: the prompt line shows it as it arrived.
-        await session.ok(tool, { paneId: pane, text: `: ${NASTY}` });
-        await session.ok("send_keys", { paneId: pane, text: " END" });
-        await eventually(async () => (await screen(fixture, pane)).includes(" END"), "END shows");
-        assertStringIncludes(await screen(fixture, pane), `: ${NASTY} END`, tool);
-      }
-    } finally {
-      await session.close();
-      await fixture.close();
+serverTest(
+  `send_keys and paste_text deliver text tmux would parse, byte for byte`,
+  async (fixture, session) => {
+    for (const tool of ["send_keys", "paste_text"]) {
+      const pane = await bashPane(fixture);
+      // Typed after a `:` and never run: the prompt line shows it as it arrived.
+      await session.ok(tool, { paneId: pane, text: `: ${NASTY}` });
+      await session.ok("send_keys", { paneId: pane, text: " END" });
+      await eventually(async () => (await screen(fixture, pane)).includes(" END"), "END shows");
+      assertStringIncludes(await screen(fixture, pane), `: ${NASTY} END`, tool);
     }
-  });
-}
+  },
+  { fixture: { width: 200 } },
+);
 
 Deno.test("a refusal is decided by tmux in the input's own round trip (counted in process mode)", async () => {
-  const fixture = await TmuxFixture.start();
+  await using fixture = await TmuxFixture.start();
   const counter = await countingTmux(fixture.dir);
   const pane = await bashPane(fixture);
   const dead = await deadPane(fixture);
-  const session = await startServer(fixture.socketPath, {
+  await using session = await startServer(fixture.socketPath, {
     args: ["--transport", "process", "--tmux", counter.binary],
     denoFlags: [`--allow-run=${counter.binary}`],
   });
@@ -403,24 +368,17 @@ Deno.test("a refusal is decided by tmux in the input's own round trip (counted i
     else await session.fails(tool, args);
     return (await counter.started()).length;
   };
-  try {
-    assertEquals(await processes("send_keys", { paneId: dead, text: "never" }, false), 1);
-    // tmux drops a refused paste's buffer in that round trip; the second looks that it is gone.
-    assertEquals(await processes("paste_text", { paneId: dead, text: "never" }, false), 2);
-    assertEquals(await fixture.tmux("list-buffers"), "");
-    // The same calls to a live pane take one round trip each (round_trips_test has them all).
-    assertEquals(await processes("paste_text", { paneId: pane, text: "echo b\necho c" }), 1);
-  } finally {
-    await session.close();
-    await fixture.close();
-  }
+  assertEquals(await processes("send_keys", { paneId: dead, text: "never" }, false), 1);
+  // tmux drops a refused paste's buffer in that round trip; the second looks that it is gone.
+  assertEquals(await processes("paste_text", { paneId: dead, text: "never" }, false), 2);
+  assertEquals(await fixture.tmux("list-buffers"), "");
+  // The same calls to a live pane take one round trip each (round_trips_test has them all).
+  assertEquals(await processes("paste_text", { paneId: pane, text: "echo b\necho c" }), 1);
 });
 
-for (const transport of ["control", "process"]) {
-  Deno.test(`a pane that enters a mode between the check and the keys gets nothing [${transport}]`, async () => {
-    const fixture = await TmuxFixture.start();
-    const pane = await bashPane(fixture);
-    const session = await startServer(fixture.socketPath, { args: ["--transport", transport] });
+serverTest(
+  `a pane that enters a mode between the check and the keys gets nothing`,
+  async (fixture, session, pane) => {
     /** Runs `tool` while a tmux hook puts the pane in copy mode right after `command`. */
     const underHook = async (command: string, tool: string, args: Record<string, unknown>) => {
       await fixture.tmux("set-hook", "-g", `after-${command}`, `copy-mode -t ${pane}`);
@@ -431,43 +389,41 @@ for (const transport of ["control", "process"]) {
         await fixture.tmux("send-keys", "-t", pane, "-X", "cancel");
       }
     };
-    try {
-      // After the paste's buffer is filled, before the guard: tmux's own test
-      // refuses, says why, and drops the buffer.
-      const pasted = await underHook("set-buffer", "paste_text", {
-        paneId: pane,
-        text: "echo LEAKED",
-        enter: true,
-      });
-      assertStringIncludes(pasted, "is in a mode");
-      assertEquals(await fixture.tmux("list-buffers"), "");
-      // run_shell_command fills the buffer its line fetches before the guard;
-      // refused, nothing is marked and the buffer goes again.
-      const ran = await underHook("set-buffer", "run_shell_command", {
-        paneId: pane,
-        command: "echo LEAKED",
-      });
-      assertStringIncludes(ran, "is in a mode");
-      assertEquals(await fixture.tmux("show-options", "-p", "-t", pane), "");
-      assertEquals(await fixture.tmux("list-buffers"), "");
-      const next = await session.ok<{ outcome: string }>("run_shell_command", {
-        paneId: pane,
-        command: "echo fine",
-      });
-      assertEquals(next.outcome, "completed");
-      assert(!(await screen(fixture, pane)).includes("LEAKED"), "nothing was typed");
-    } finally {
-      await session.close();
-      await fixture.close();
-    }
-  });
-}
+    // After the paste's buffer is filled, before the guard: tmux's own test
+    // refuses, says why, and drops the buffer.
+    const pasted = await underHook("set-buffer", "paste_text", {
+      paneId: pane,
+      text: "echo LEAKED",
+      enter: true,
+    });
+    assertStringIncludes(pasted, "is in a mode");
+    assertEquals(await fixture.tmux("list-buffers"), "");
+    // run_shell_command fills the buffer its line fetches before the guard;
+    // refused, nothing is marked and the buffer goes again.
+    const ran = await underHook("set-buffer", "run_shell_command", {
+      paneId: pane,
+      command: "echo LEAKED",
+    });
+    assertStringIncludes(ran, "is in a mode");
+    assertEquals(await fixture.tmux("show-options", "-p", "-t", pane), "");
+    assertEquals(await fixture.tmux("list-buffers"), "");
+    const next = await session.ok<{ outcome: string }>("run_shell_command", {
+      paneId: pane,
+      command: "echo fine",
+    });
+    assertEquals(next.outcome, "completed");
+    assert(!(await screen(fixture, pane)).includes("LEAKED"), "nothing was typed");
+  },
+  { pane: bashPane },
+);
 
 Deno.test("send_keys_batch: rows in order, stop or continue at a failure, ceiling and validation", async () => {
-  const fixture = await TmuxFixture.start();
+  await using fixture = await TmuxFixture.start();
   const pane = await bashPane(fixture);
   const dead = await deadPane(fixture);
-  const session = await startServer(fixture.socketPath, { args: ["--wait-max-seconds", "2"] });
+  await using session = await startServer(fixture.socketPath, {
+    args: ["--wait-max-seconds", "2"],
+  });
   type Batch = {
     results: {
       index: number;
@@ -480,276 +436,249 @@ Deno.test("send_keys_batch: rows in order, stop or continue at a failure, ceilin
     failed: number;
     stoppedAt: number | null;
   };
-  try {
-    const ops = [
-      { paneId: pane, text: "echo one" },
-      { paneId: dead, text: "never" },
-      { paneId: pane, text: "; tmux wait-for -S batch-done", keys: ["Enter"], delayMs: 50 },
-    ];
-    const stopped = await session.ok<Batch>("send_keys_batch", { operations: ops });
-    assertEquals([stopped.succeeded, stopped.failed, stopped.stoppedAt], [1, 1, 1]);
-    assertEquals(stopped.results.map((r) => [r.index, r.paneId, r.success]), [
-      [0, pane, true],
-      [1, dead, false],
-    ]);
-    assertStringIncludes(stopped.results[1].error ?? "", "is dead");
-    await session.ok("send_keys", { paneId: pane, keys: ["C-u"] });
+  const ops = [
+    { paneId: pane, text: "echo one" },
+    { paneId: dead, text: "never" },
+    { paneId: pane, text: "; tmux wait-for -S batch-done", keys: ["Enter"], delayMs: 50 },
+  ];
+  const stopped = await session.ok<Batch>("send_keys_batch", { operations: ops });
+  assertEquals([stopped.succeeded, stopped.failed, stopped.stoppedAt], [1, 1, 1]);
+  assertEquals(stopped.results.map((r) => [r.index, r.paneId, r.success]), [
+    [0, pane, true],
+    [1, dead, false],
+  ]);
+  assertStringIncludes(stopped.results[1].error ?? "", "is dead");
+  await session.ok("send_keys", { paneId: pane, keys: ["C-u"] });
 
-    let continued: Batch | undefined;
-    await signalledBy(fixture, "batch-done", async () => {
-      continued = await session.ok<Batch>("send_keys_batch", {
-        operations: ops,
-        onError: "continue",
-      });
+  let continued: Batch | undefined;
+  await signalledBy(fixture, "batch-done", async () => {
+    continued = await session.ok<Batch>("send_keys_batch", {
+      operations: ops,
+      onError: "continue",
     });
-    assertEquals([continued!.succeeded, continued!.failed, continued!.stoppedAt], [2, 1, null]);
-    assertEquals(continued!.results.map((r) => r.success), [true, false, true]);
-    assert(continued!.results[2].elapsedSeconds >= 0.05, "the delay ran before row 2");
-    assertStringIncludes(await screen(fixture, pane), "\none\n");
+  });
+  assertEquals([continued!.succeeded, continued!.failed, continued!.stoppedAt], [2, 1, null]);
+  assertEquals(continued!.results.map((r) => r.success), [true, false, true]);
+  assert(continued!.results[2].elapsedSeconds >= 0.05, "the delay ran before row 2");
+  assertStringIncludes(await screen(fixture, pane), "\none\n");
 
-    const invalid = await session.fails("send_keys_batch", {
-      operations: [{ paneId: pane, text: "echo LEAKED " }, { paneId: pane, keys: ["Bogus"] }],
-    });
-    assertStringIncludes(invalid, "operations[1].keys[0] is not a tmux key name");
-    const tooSlow = await session.fails("send_keys_batch", {
-      operations: [
-        { paneId: pane, text: "echo LEAKED ", delayMs: 1500 },
-        { paneId: pane, keys: ["Enter"], delayMs: 1500 },
-      ],
-    });
-    assertStringIncludes(tooSlow, "wait ceiling");
-    await fixture.runInPane(pane, "echo probe");
-    assert(!(await screen(fixture, pane)).includes("LEAKED"), "refused batches send nothing");
-  } finally {
-    await session.close();
-    await fixture.close();
-  }
+  const invalid = await session.fails("send_keys_batch", {
+    operations: [{ paneId: pane, text: "echo LEAKED " }, { paneId: pane, keys: ["Bogus"] }],
+  });
+  assertStringIncludes(invalid, "operations[1].keys[0] is not a tmux key name");
+  const tooSlow = await session.fails("send_keys_batch", {
+    operations: [
+      { paneId: pane, text: "echo LEAKED ", delayMs: 1500 },
+      { paneId: pane, keys: ["Enter"], delayMs: 1500 },
+    ],
+  });
+  assertStringIncludes(tooSlow, "wait ceiling");
+  await fixture.runInPane(pane, "echo probe");
+  assert(!(await screen(fixture, pane)).includes("LEAKED"), "refused batches send nothing");
 });
 
-for (const transport of ["control", "process"]) {
-  Deno.test(`paste_text: \\r\\n and a lone \\r arrive as one Enter each, bracketed or not [${transport}]`, async () => {
-    const fixture = await TmuxFixture.start();
-    const session = await startServer(fixture.socketPath, { args: ["--transport", transport] });
-    try {
-      const text = "l1\r\nl2\rl3\n\r\n";
-      const lines = "l1\rl2\rl3\r\r";
-      for (const bracketed of [false, true]) {
-        const expected = bracketed ? `\x1b[200~${lines}\x1b[201~` : lines;
-        // A raw terminal reads the bytes as they arrive (no CR to NL); the
-        // mode sequence asks tmux for bracketed paste, and READY on screen
-        // says tmux has read it.
-        const out = `${fixture.dir}/raw-${bracketed}`;
-        const pane = await fixture.tmux(
-          "new-window",
-          "-P",
-          "-F",
-          "#{pane_id}",
-          `stty raw -echo; printf '${bracketed ? "\\033[?2004h" : ""}READY'; ` +
-            `dd bs=1 count=${expected.length} of='${out}' 2>/dev/null; stty sane; ` +
-            `tmux wait-for -S raw-${bracketed}`,
-        );
-        await eventually(async () => (await screen(fixture, pane)).includes("READY"), "READY");
-        await signalledBy(fixture, `raw-${bracketed}`, async () => {
-          const r = await session.ok<{ bytes: number }>("paste_text", {
-            paneId: pane,
-            text,
-            bracketed,
-          });
-          assertEquals(r.bytes, lines.length);
-        });
-        assertEquals(await Deno.readTextFile(out), expected, `bracketed: ${bracketed}`);
-      }
-    } finally {
-      await session.close();
-      await fixture.close();
-    }
-  });
-}
-
-for (const transport of ["control", "process"]) {
-  Deno.test(`paste_text: multi-line text through a private buffer that is gone afterwards [${transport}]`, async () => {
-    const fixture = await TmuxFixture.start();
-    const pane = await bashPane(fixture);
-    await fixture.tmux("set-buffer", "-b", "mine", "the user's own buffer");
-    const session = await startServer(fixture.socketPath, { args: ["--transport", transport] });
-    try {
-      const text = "echo first-line\necho 'second line' é\ntmux wait-for -S pasted";
-      await signalledBy(fixture, "pasted", async () => {
-        const r = await session.ok<{ paneId: string; bytes: number }>("paste_text", {
-          paneId: pane,
-          text,
-          enter: true,
-        });
-        assertEquals(r, { paneId: pane, bytes: new TextEncoder().encode(text).length });
-      });
-      const shown = await screen(fixture, pane);
-      assertStringIncludes(shown, "\nfirst-line\n");
-      assertStringIncludes(shown, "\nsecond line é\n");
-      assertEquals(await fixture.tmux("list-buffers", "-F", "#{buffer_name}"), "mine");
-      assertEquals(await fixture.tmux("show-buffer", "-b", "mine"), "the user's own buffer");
-
-      // 60 KB (beyond one tmux command line) into cat, compared byte for byte.
-      const out = `${fixture.dir}/pasted.txt`;
-      const cat = await fixture.tmux(
-        "new-window",
-        "-P",
-        "-F",
-        "#{pane_id}",
-        `cat > '${out}'; tmux wait-for -S cat-done`,
-      );
-      const lines = Array.from(
-        { length: 750 },
-        (_, i) => `${String(i).padStart(5, "0")} ${"y".repeat(73)}`,
-      );
-      const big = lines.join("\n") + "\n";
-      const r = await session.ok<{ bytes: number }>("paste_text", {
-        paneId: cat,
-        text: big,
-        bracketed: false,
-      });
-      assertEquals(r.bytes, big.length);
-      await signalledBy(
-        fixture,
-        "cat-done",
-        () => session.ok("send_keys", { paneId: cat, keys: ["C-d"] }),
-      );
-      const written = await Deno.readTextFile(out);
-      assertEquals(written.length, big.length);
-      assertEquals(written, big);
-      assertEquals(await fixture.tmux("list-buffers", "-F", "#{buffer_name}"), "mine");
-
-      const control = await session.fails("paste_text", { paneId: pane, text: "a\x1b[201~b" });
-      assertStringIncludes(control, "control character");
-    } finally {
-      await session.close();
-      await fixture.close();
-    }
-  });
-}
-
-for (const transport of ["control", "process"]) {
-  Deno.test(`paste_text: enter reaches only the pasted pane under synchronize-panes, as the paste does [${transport}]`, async () => {
-    const fixture = await TmuxFixture.start({ width: 120 });
-    const session = await startServer(fixture.socketPath, { args: ["--transport", transport] });
-    try {
-      const pane = await fixture.shellPane();
-      const sibling = await bashSibling(fixture, pane);
-      // Half a line waits on the sibling's prompt, as a person's typing would.
-      await fixture.tmux("send-keys", "-t", sibling, "-l", "echo HALF-");
-      const windowId = await fixture.tmux("display-message", "-p", "-t", pane, "#{window_id}");
-      await session.ok("set_synchronize_panes", { windowId, enabled: true });
-      // tmux 3.3a copies keys, not pastes, into synchronized panes: the text
-      // reaches this pane alone, and so must the Enter that ends it.
-      await signalledBy(fixture, "pasted", () =>
-        session.ok("paste_text", {
-          paneId: pane,
-          text: "echo pasted; tmux wait-for -S pasted",
-          enter: true,
-        }));
-      assertStringIncludes(await screen(fixture, pane), "\npasted\n");
-      await session.ok("set_synchronize_panes", { windowId, enabled: false });
-      // Pressed there, the Enter would have run the half line on its own.
-      await fixture.runInPane(sibling, "echo rest");
-      const shown = await screen(fixture, sibling);
-      assertStringIncludes(shown, "\nHALF-echo rest\n");
-      assert(!shown.includes("\nHALF-\n"), "the sibling's half line was not run");
-      assertEquals(await fixture.tmux("list-buffers"), "", "no buffer is left");
-    } finally {
-      await session.close();
-      await fixture.close();
-    }
-  });
-}
-
-for (const transport of ["control", "process"]) {
-  Deno.test(`send_keys: shifted keys tmux 3.3a would type as their name arrive as the keys [${transport}]`, async () => {
-    const fixture = await TmuxFixture.start();
-    const session = await startServer(fixture.socketPath, { args: ["--transport", transport] });
-    try {
-      // tmux 3.3a knows "S-Tab" and "S-x" but has no bytes for them (without
-      // extended keys), and then types the name itself: "S-Tab" as 5 letters.
-      // 3.4+ cannot send M-S-Tab (it drops the Meta): refused there, tested on 3.3.
-      const meta = chordsAsIn33(await tmuxVersion());
-      const keys = ["S-Tab", "s-tab", ...(meta ? ["M-S-Tab"] : []), "S-x", "M-S-y", "S-Z", "Enter"];
-      const expected = `\x1b[Z\x1b[Z${meta ? "\x1b\x1b[Z" : ""}X\x1bYZ\r`;
-      const out = `${fixture.dir}/raw-keys`;
+serverTest(
+  `paste_text: \\r\\n and a lone \\r arrive as one Enter each, bracketed or not`,
+  async (fixture, session) => {
+    const text = "l1\r\nl2\rl3\n\r\n";
+    const lines = "l1\rl2\rl3\r\r";
+    for (const bracketed of [false, true]) {
+      const expected = bracketed ? `\x1b[200~${lines}\x1b[201~` : lines;
+      // A raw terminal reads the bytes as they arrive (no CR to NL); the
+      // mode sequence asks tmux for bracketed paste, and READY on screen
+      // says tmux has read it.
+      const out = `${fixture.dir}/raw-${bracketed}`;
       const pane = await fixture.tmux(
         "new-window",
         "-P",
         "-F",
         "#{pane_id}",
-        `stty raw -echo; printf READY; dd bs=1 count=${expected.length} of='${out}' 2>/dev/null; ` +
-          "stty sane; tmux wait-for -S raw-keys",
+        `stty raw -echo; printf '${bracketed ? "\\033[?2004h" : ""}READY'; ` +
+          `dd bs=1 count=${expected.length} of='${out}' 2>/dev/null; stty sane; ` +
+          `tmux wait-for -S raw-${bracketed}`,
       );
       await eventually(async () => (await screen(fixture, pane)).includes("READY"), "READY");
-      let sent = "";
-      await signalledBy(fixture, "raw-keys", async () => {
-        sent = (await session.ok<{ sent: string }>("send_keys", { paneId: pane, keys })).sent;
+      await signalledBy(fixture, `raw-${bracketed}`, async () => {
+        const r = await session.ok<{ bytes: number }>("paste_text", {
+          paneId: pane,
+          text,
+          bracketed,
+        });
+        assertEquals(r.bytes, lines.length);
       });
-      assertEquals(await Deno.readTextFile(out), expected);
-      assertStringIncludes(
-        sent,
-        `keys BTab BTab ${meta ? "M-BTab " : ""}X M-Y Z Enter`,
-        "what was sent, by tmux name",
-      );
-    } finally {
-      await session.close();
-      await fixture.close();
+      assertEquals(await Deno.readTextFile(out), expected, `bracketed: ${bracketed}`);
     }
-  });
+  },
+);
+
+/** A bash pane, and a buffer of the user's own that a paste must leave alone. */
+async function bashPaneAndBuffer(fixture: TmuxFixture): Promise<string> {
+  const pane = await bashPane(fixture);
+  await fixture.tmux("set-buffer", "-b", "mine", "the user's own buffer");
+  return pane;
 }
 
-for (const transport of ["control", "process"]) {
-  Deno.test(`send_keys and send_keys_batch name the panes synchronize-panes also typed into [${transport}]`, async () => {
-    const fixture = await TmuxFixture.start({ width: 120 });
-    const session = await startServer(fixture.socketPath, { args: ["--transport", transport] });
+serverTest(
+  "paste_text: multi-line text through a private buffer that is gone afterwards",
+  async (fixture, session, pane) => {
+    const text = "echo first-line\necho 'second line' é\ntmux wait-for -S pasted";
+    await signalledBy(fixture, "pasted", async () => {
+      const r = await session.ok<{ paneId: string; bytes: number }>("paste_text", {
+        paneId: pane,
+        text,
+        enter: true,
+      });
+      assertEquals(r, { paneId: pane, bytes: new TextEncoder().encode(text).length });
+    });
+    const shown = await screen(fixture, pane);
+    assertStringIncludes(shown, "\nfirst-line\n");
+    assertStringIncludes(shown, "\nsecond line é\n");
+    assertEquals(await fixture.tmux("list-buffers", "-F", "#{buffer_name}"), "mine");
+    assertEquals(await fixture.tmux("show-buffer", "-b", "mine"), "the user's own buffer");
+
+    // 60 KB (beyond one tmux command line) into cat, compared byte for byte.
+    const out = `${fixture.dir}/pasted.txt`;
+    const cat = await fixture.tmux(
+      "new-window",
+      "-P",
+      "-F",
+      "#{pane_id}",
+      `cat > '${out}'; tmux wait-for -S cat-done`,
+    );
+    const lines = Array.from(
+      { length: 750 },
+      (_, i) => `${String(i).padStart(5, "0")} ${"y".repeat(73)}`,
+    );
+    const big = lines.join("\n") + "\n";
+    const r = await session.ok<{ bytes: number }>("paste_text", {
+      paneId: cat,
+      text: big,
+      bracketed: false,
+    });
+    assertEquals(r.bytes, big.length);
+    await signalledBy(
+      fixture,
+      "cat-done",
+      () => session.ok("send_keys", { paneId: cat, keys: ["C-d"] }),
+    );
+    const written = await Deno.readTextFile(out);
+    assertEquals(written.length, big.length);
+    assertEquals(written, big);
+    assertEquals(await fixture.tmux("list-buffers", "-F", "#{buffer_name}"), "mine");
+
+    const control = await session.fails("paste_text", { paneId: pane, text: "a\x1b[201~b" });
+    assertStringIncludes(control, "control character");
+  },
+  { pane: bashPaneAndBuffer },
+);
+
+serverTest(
+  `paste_text: enter reaches only the pasted pane under synchronize-panes, as the paste does`,
+  async (fixture, session) => {
+    const pane = await fixture.shellPane();
+    const sibling = await bashSibling(fixture, pane);
+    // Half a line waits on the sibling's prompt, as a person's typing would.
+    await fixture.tmux("send-keys", "-t", sibling, "-l", "echo HALF-");
+    const windowId = await fixture.tmux("display-message", "-p", "-t", pane, "#{window_id}");
+    await session.ok("set_synchronize_panes", { windowId, enabled: true });
+    // tmux 3.3a copies keys, not pastes, into synchronized panes: the text
+    // reaches this pane alone, and so must the Enter that ends it.
+    await signalledBy(fixture, "pasted", () =>
+      session.ok("paste_text", {
+        paneId: pane,
+        text: "echo pasted; tmux wait-for -S pasted",
+        enter: true,
+      }));
+    assertStringIncludes(await screen(fixture, pane), "\npasted\n");
+    await session.ok("set_synchronize_panes", { windowId, enabled: false });
+    // Pressed there, the Enter would have run the half line on its own.
+    await fixture.runInPane(sibling, "echo rest");
+    const shown = await screen(fixture, sibling);
+    assertStringIncludes(shown, "\nHALF-echo rest\n");
+    assert(!shown.includes("\nHALF-\n"), "the sibling's half line was not run");
+    assertEquals(await fixture.tmux("list-buffers"), "", "no buffer is left");
+  },
+  { fixture: { width: 120 } },
+);
+
+serverTest(
+  `send_keys: shifted keys tmux 3.3a would type as their name arrive as the keys`,
+  async (fixture, session) => {
+    // tmux 3.3a knows "S-Tab" and "S-x" but has no bytes for them (without
+    // extended keys), and then types the name itself: "S-Tab" as 5 letters.
+    // 3.4+ cannot send M-S-Tab (it drops the Meta): refused there, tested on 3.3.
+    const meta = chordsAsIn33(await tmuxVersion());
+    const keys = ["S-Tab", "s-tab", ...(meta ? ["M-S-Tab"] : []), "S-x", "M-S-y", "S-Z", "Enter"];
+    const expected = `\x1b[Z\x1b[Z${meta ? "\x1b\x1b[Z" : ""}X\x1bYZ\r`;
+    const out = `${fixture.dir}/raw-keys`;
+    const pane = await fixture.tmux(
+      "new-window",
+      "-P",
+      "-F",
+      "#{pane_id}",
+      `stty raw -echo; printf READY; dd bs=1 count=${expected.length} of='${out}' 2>/dev/null; ` +
+        "stty sane; tmux wait-for -S raw-keys",
+    );
+    await eventually(async () => (await screen(fixture, pane)).includes("READY"), "READY");
+    let sent = "";
+    await signalledBy(fixture, "raw-keys", async () => {
+      sent = (await session.ok<{ sent: string }>("send_keys", { paneId: pane, keys })).sent;
+    });
+    assertEquals(await Deno.readTextFile(out), expected);
+    assertStringIncludes(
+      sent,
+      `keys BTab BTab ${meta ? "M-BTab " : ""}X M-Y Z Enter`,
+      "what was sent, by tmux name",
+    );
+  },
+);
+
+serverTest(
+  `send_keys and send_keys_batch name the panes synchronize-panes also typed into`,
+  async (fixture, session) => {
     type Sent = { sent: string; alsoSentTo: string[] };
     type Batch = { results: { success: boolean; alsoSentTo: string[] }[] };
-    try {
-      const pane = await fixture.shellPane();
-      const sibling = await bashSibling(fixture, pane);
-      const browsing = await bashSibling(fixture, pane);
-      const windowId = await fixture.tmux("display-message", "-p", "-t", pane, "#{window_id}");
-      const alone = await session.ok<Sent>("send_keys", { paneId: pane, keys: ["C-u"] });
-      assertEquals(alone.alsoSentTo, [], "no synchronization: the keys reach one pane");
-      await session.ok("set_synchronize_panes", { windowId, enabled: true });
-      // tmux 3.3a copies no key into a pane in a mode: only the sibling gets one.
-      await fixture.tmux("copy-mode", "-t", browsing);
-      // Each shell that runs the line signals a channel named after its own pane.
-      const line = `tmux -S ${fixture.socketPath} wait-for -S "copied$TMUX_PANE"`;
-      await signalledBy(fixture, `copied${sibling}`, async () => {
-        const r = await session.ok<Sent>("send_keys", { paneId: pane, text: line, enter: true });
-        assertEquals(r.alsoSentTo, [sibling]);
-        assertEquals(
-          (await session.call("send_keys", { paneId: pane, keys: ["C-u"] })).content,
-          [{
-            type: "text",
-            text: `sent to pane ${pane}: keys C-u (synchronize-panes also typed it into ` +
-              `1 other pane: ${sibling})`,
-          }],
-        );
-      });
-      // Text too long for the guarded round trip (tmux's quoting escapes each " inside the
-      // guard's branch) is checked first, then sent: still reported.
-      const long = await session.ok<Sent>("send_keys", {
-        paneId: pane,
-        text: "'" + '"'.repeat(6000),
-      });
-      assertEquals(long.alsoSentTo, [sibling]);
-      await session.ok("send_keys", { paneId: pane, keys: ["C-u"] });
-      const batch = await session.ok<Batch>("send_keys_batch", {
-        operations: [{ paneId: pane, keys: ["C-u"] }, { paneId: sibling, keys: ["C-u"] }],
-      });
-      assertEquals(batch.results.map((r) => [r.success, r.alsoSentTo]), [
-        [true, [sibling]],
-        [true, [pane]],
-      ]);
-    } finally {
-      await session.close();
-      await fixture.close();
-    }
-  });
-}
+    const pane = await fixture.shellPane();
+    const sibling = await bashSibling(fixture, pane);
+    const browsing = await bashSibling(fixture, pane);
+    const windowId = await fixture.tmux("display-message", "-p", "-t", pane, "#{window_id}");
+    const alone = await session.ok<Sent>("send_keys", { paneId: pane, keys: ["C-u"] });
+    assertEquals(alone.alsoSentTo, [], "no synchronization: the keys reach one pane");
+    await session.ok("set_synchronize_panes", { windowId, enabled: true });
+    // tmux 3.3a copies no key into a pane in a mode: only the sibling gets one.
+    await fixture.tmux("copy-mode", "-t", browsing);
+    // Each shell that runs the line signals a channel named after its own pane.
+    const line = `tmux -S ${fixture.socketPath} wait-for -S "copied$TMUX_PANE"`;
+    await signalledBy(fixture, `copied${sibling}`, async () => {
+      const r = await session.ok<Sent>("send_keys", { paneId: pane, text: line, enter: true });
+      assertEquals(r.alsoSentTo, [sibling]);
+      assertEquals(
+        (await session.call("send_keys", { paneId: pane, keys: ["C-u"] })).content,
+        [{
+          type: "text",
+          text: `sent to pane ${pane}: keys C-u (synchronize-panes also typed it into ` +
+            `1 other pane: ${sibling})`,
+        }],
+      );
+    });
+    // Text too long for the guarded round trip (tmux's quoting escapes each " inside the
+    // guard's branch) is checked first, then sent: still reported.
+    const long = await session.ok<Sent>("send_keys", {
+      paneId: pane,
+      text: "'" + '"'.repeat(6000),
+    });
+    assertEquals(long.alsoSentTo, [sibling]);
+    await session.ok("send_keys", { paneId: pane, keys: ["C-u"] });
+    const batch = await session.ok<Batch>("send_keys_batch", {
+      operations: [{ paneId: pane, keys: ["C-u"] }, { paneId: sibling, keys: ["C-u"] }],
+    });
+    assertEquals(batch.results.map((r) => [r.success, r.alsoSentTo]), [
+      [true, [sibling]],
+      [true, [pane]],
+    ]);
+  },
+  { fixture: { width: 120 } },
+);
 
 serverTest(
   "send_keys_batch: a row's error hint naming a tool the settings left out says it is not offered",
