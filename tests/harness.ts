@@ -2,6 +2,13 @@
  * Test harness: a private tmux server per test, and the MCP server spawned
  * over stdio exactly as `deno task start` runs it, driven by the SDK client.
  *
+ * A test gets its fixture and server from {@link withServer} or
+ * {@link serverTest}. One that must ready tmux before its server starts in
+ * ways the options do not cover, or needs a second server, holds them with
+ * `await using` ({@link TmuxFixture}, {@link Session} and
+ * {@link OwnSocketDir} are disposable): everything is closed even when the
+ * test fails.
+ *
  * @module
  */
 
@@ -294,6 +301,29 @@ export class TmuxFixture {
 }
 
 /**
+ * A private TMUX_TMPDIR for tests of the server's own socket (`-L
+ * libtmux-mcp`), so the machine's real one is never touched. Disposing kills
+ * every own server started under it and removes it.
+ */
+export class OwnSocketDir {
+  private constructor(readonly dir: string) {}
+
+  /** Makes the directory. */
+  static async create(): Promise<OwnSocketDir> {
+    return new OwnSocketDir(await Deno.makeTempDir({ prefix: "tmux-mcp-own-" }));
+  }
+
+  /** Kills the own servers under the directory and removes it. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    for await (const entry of Deno.readDir(this.dir)) {
+      if (!entry.name.startsWith("tmux-")) continue;
+      await tmuxAt(`${this.dir}/${entry.name}/libtmux-mcp`, "kill-server").catch(() => {});
+    }
+    await Deno.remove(this.dir, { recursive: true }).catch(() => {});
+  }
+}
+
+/**
  * A tmux wrapper that logs one line (its arguments) per process started and
  * execs the real tmux: a server given `--tmux <binary>` and
  * `--allow-run=<binary>` in process mode starts one per round trip.
@@ -359,7 +389,7 @@ export interface Session {
   ok<T = Record<string, unknown>>(name: string, args?: Record<string, unknown>): Promise<T>;
   /** Calls a tool and returns its error text, failing on success. */
   fails(name: string, args?: Record<string, unknown>): Promise<string>;
-  /** Closes the client and waits for the server process to exit. */
+  /** Closes the client and waits for the server to exit; later calls wait for the same close. */
   close(): Promise<void>;
   /** {@link Session.close}, for `await using`: a server a test starts besides its own. */
   [Symbol.asyncDispose](): Promise<void>;
@@ -441,6 +471,9 @@ export async function startServer(
   if (socketPath && attachesControlClient(options)) await controlClientAttached(socketPath);
   const call = async (name: string, args: Record<string, unknown> = {}) =>
     await client.callTool({ name, arguments: args }) as CallToolResult;
+  // Once: a test may close its server mid-test, and disposal closes it again.
+  let closed: Promise<void> | undefined;
+  const close = () => (closed ??= client.close());
   return {
     client,
     transport,
@@ -465,12 +498,8 @@ export async function startServer(
       }
       return (result.content[0] as { text: string }).text;
     },
-    async close() {
-      await client.close();
-    },
-    async [Symbol.asyncDispose]() {
-      await client.close();
-    },
+    close,
+    [Symbol.asyncDispose]: close,
   };
 }
 

@@ -12,6 +12,7 @@ import { ResourceListChangedNotificationSchema } from "@modelcontextprotocol/sdk
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
 import {
   ALL_TOOLSETS,
+  OwnSocketDir,
   serverTest,
   type ServerTestBody,
   type ServerTestOptions,
@@ -314,33 +315,26 @@ teardownTest("a malformed TMUX with TMUX_PANE still protects that pane", async (
 Deno.test("the own libtmux-mcp server outlives its last session, also after a restart", async () => {
   // TMUX_TMPDIR puts the own socket (-L libtmux-mcp) in a private directory,
   // so the user's real default socket is never touched.
-  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-own-" });
-  let s: Session | undefined;
-  let socket = "";
-  try {
-    s = await startServer(null, { env: { TMUX_TMPDIR: dir } });
-    const found: string[] = [];
-    for await (const entry of Deno.readDir(dir)) found.push(entry.name);
-    const sub = found.find((name) => name.startsWith("tmux-"));
-    assert(sub, `a tmux socket directory in ${dir}: ${found}`);
-    socket = `${dir}/${sub}/libtmux-mcp`;
-    for (const round of [1, 2]) {
-      const { session } = await s.ok<{ session: { sessionId: string } }>("create_session", {
-        name: `agent${round}`,
-      });
-      // create_session itself keeps a (re)started own server alive.
-      assertEquals(await tmuxAt(socket, "show-options", "-sv", "exit-empty"), "off");
-      const r = await s.ok<Killed>("kill_session", { session: session.sessionId });
-      assertEquals(r.killed.sessionIds, [session.sessionId]);
-      assertEquals(await tmuxAt(socket, "list-sessions"), "", `round ${round}: server up, empty`);
-      assertEquals(await tmuxAt(socket, "show-options", "-sv", "exit-empty"), "off");
-      // A restarted own server must be kept alive too: end it behind the server's back.
-      await tmuxAt(socket, "kill-server");
-    }
-  } finally {
-    await s?.close();
-    if (socket) await tmuxAt(socket, "kill-server").catch(() => {});
-    await Deno.remove(dir, { recursive: true });
+  await using own = await OwnSocketDir.create();
+  const dir = own.dir;
+  await using s = await startServer(null, { env: { TMUX_TMPDIR: dir } });
+  const found: string[] = [];
+  for await (const entry of Deno.readDir(dir)) found.push(entry.name);
+  const sub = found.find((name) => name.startsWith("tmux-"));
+  assert(sub, `a tmux socket directory in ${dir}: ${found}`);
+  const socket = `${dir}/${sub}/libtmux-mcp`;
+  for (const round of [1, 2]) {
+    const { session } = await s.ok<{ session: { sessionId: string } }>("create_session", {
+      name: `agent${round}`,
+    });
+    // create_session itself keeps a (re)started own server alive.
+    assertEquals(await tmuxAt(socket, "show-options", "-sv", "exit-empty"), "off");
+    const r = await s.ok<Killed>("kill_session", { session: session.sessionId });
+    assertEquals(r.killed.sessionIds, [session.sessionId]);
+    assertEquals(await tmuxAt(socket, "list-sessions"), "", `round ${round}: server up, empty`);
+    assertEquals(await tmuxAt(socket, "show-options", "-sv", "exit-empty"), "off");
+    // A restarted own server must be kept alive too: end it behind the server's back.
+    await tmuxAt(socket, "kill-server");
   }
 });
 
@@ -366,76 +360,60 @@ Deno.test("the own socket named explicitly (-L, LIBTMUX_SOCKET, or its full path
   ];
   for (const wayIn of ways) {
     // TMUX_TMPDIR keeps the machine's real libtmux-mcp socket out of reach.
-    const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-own-" });
+    await using own = await OwnSocketDir.create();
+    const dir = own.dir;
     const way = wayIn(dir);
     const label = JSON.stringify(way);
     await Deno.writeTextFile(`${dir}/.tmux.conf`, "set -g @user_conf loaded\n");
-    let s: Session | undefined;
-    try {
-      s = await startServer(null, {
-        args: way.args,
-        env: { TMUX_TMPDIR: dir, HOME: dir, DENO_DIR: denoDir, ...way.env },
-      });
-      const { tools: listed } = await s.client.listTools();
-      const tools = listed.map((tool: { name: string }) => tool.name);
-      assert(tools.includes("kill_session"), `${label}: teardown is on`);
-      await s.ok("create_session", { name: "agent" });
-      const server = await s.ok<{ ownedByThisServer: boolean; socketPath: string }>(
-        "get_server_info",
-      );
-      assertEquals(server.ownedByThisServer, true, label);
-      assert(server.socketPath.startsWith(dir), `${label}: ${server.socketPath} is private`);
-      assertEquals(
-        await tmuxAt(server.socketPath, "show-options", "-gqv", "@user_conf"),
-        "",
-        `${label}: no user configuration`,
-      );
-      assertEquals(await tmuxAt(server.socketPath, "show-options", "-sv", "exit-empty"), "off");
-    } finally {
-      await s?.close();
-      for await (const sub of Deno.readDir(dir)) {
-        if (sub.name.startsWith("tmux-")) {
-          await tmuxAt(`${dir}/${sub.name}/libtmux-mcp`, "kill-server").catch(() => {});
-        }
-      }
-      await Deno.remove(dir, { recursive: true });
-    }
+    await using s = await startServer(null, {
+      args: way.args,
+      env: { TMUX_TMPDIR: dir, HOME: dir, DENO_DIR: denoDir, ...way.env },
+    });
+    const { tools: listed } = await s.client.listTools();
+    const tools = listed.map((tool: { name: string }) => tool.name);
+    assert(tools.includes("kill_session"), `${label}: teardown is on`);
+    await s.ok("create_session", { name: "agent" });
+    const server = await s.ok<{ ownedByThisServer: boolean; socketPath: string }>(
+      "get_server_info",
+    );
+    assertEquals(server.ownedByThisServer, true, label);
+    assert(server.socketPath.startsWith(dir), `${label}: ${server.socketPath} is private`);
+    assertEquals(
+      await tmuxAt(server.socketPath, "show-options", "-gqv", "@user_conf"),
+      "",
+      `${label}: no user configuration`,
+    );
+    assertEquals(await tmuxAt(server.socketPath, "show-options", "-sv", "exit-empty"), "off");
   }
 });
 
 Deno.test("-S through a symbolic link is the own server while that server runs (a known limit: not before)", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-own-" });
+  await using own = await OwnSocketDir.create();
+  const dir = own.dir;
   const env = { TMUX_TMPDIR: dir };
   const ownTmux = (...args: string[]) =>
     new Deno.Command("tmux", { args: ["-L", "libtmux-mcp", "-f", "/dev/null", ...args], env })
       .output();
-  let s: Session | undefined;
-  try {
-    // Creates tmux's socket directory in dir, as any -L use does.
-    await ownTmux("list-sessions");
-    const [sub] = [...Deno.readDirSync(dir)].map((entry) => entry.name);
-    await Deno.symlink(`${dir}/${sub}`, `${dir}/link`);
-    const viaLink = ["-S", `${dir}/link/libtmux-mcp`];
-    const teardownOn = async (session: Session) =>
-      (await session.client.listTools()).tools.some((tool: { name: string }) =>
-        tool.name === "kill_session"
-      );
+  // Creates tmux's socket directory in dir, as any -L use does.
+  await ownTmux("list-sessions");
+  const [sub] = [...Deno.readDirSync(dir)].map((entry) => entry.name);
+  await Deno.symlink(`${dir}/${sub}`, `${dir}/link`);
+  const viaLink = ["-S", `${dir}/link/libtmux-mcp`];
+  const teardownOn = async (session: Session) =>
+    (await session.client.listTools()).tools.some((tool: { name: string }) =>
+      tool.name === "kill_session"
+    );
 
-    // Not running: only the filesystem could tell the link leads there.
-    s = await startServer(null, { args: viaLink, env });
-    assertEquals(await teardownOn(s), false, "another server's defaults");
-    await s.close();
+  // Not running: only the filesystem could tell the link leads there.
+  await using before = await startServer(null, { args: viaLink, env });
+  assertEquals(await teardownOn(before), false, "another server's defaults");
+  await before.close();
 
-    assertEquals((await ownTmux("new-session", "-d", "-s", "own")).code, 0);
-    s = await startServer(null, { args: viaLink, env });
-    assertEquals(await teardownOn(s), true, "the own server's defaults");
-    const server = await s.ok<{ ownedByThisServer: boolean }>("get_server_info");
-    assertEquals(server.ownedByThisServer, true);
-  } finally {
-    await s?.close();
-    await ownTmux("kill-server");
-    await Deno.remove(dir, { recursive: true });
-  }
+  assertEquals((await ownTmux("new-session", "-d", "-s", "own")).code, 0);
+  await using s = await startServer(null, { args: viaLink, env });
+  assertEquals(await teardownOn(s), true, "the own server's defaults");
+  const server = await s.ok<{ ownedByThisServer: boolean }>("get_server_info");
+  assertEquals(server.ownedByThisServer, true);
 });
 
 teardownTest("a session name with ':' or '.' never reaches another session", async (fx, s) => {
