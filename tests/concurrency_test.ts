@@ -9,7 +9,7 @@
 
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
-import { ALL_TOOLSETS, serverTest, type Session, startServer } from "./harness.ts";
+import { ALL_TOOLSETS, serverTest, startServer } from "./harness.ts";
 import { readTopology, startTopology, within } from "./hardening.ts";
 
 /** Failure bound of the whole burst; never a synchronisation device. */
@@ -20,131 +20,124 @@ type Check = (structured: Record<string, unknown>) => void;
 
 for (const transport of ["control", "process"] as const) {
   Deno.test(`50 calls in flight at once all answer correctly [${transport}]`, async () => {
-    const fx = await startTopology();
-    let s: Session | undefined;
-    try {
-      const topo = await readTopology(fx);
-      const [waitPane, runPane, readPane] = topo.panes;
-      const mark = `mark-${crypto.randomUUID().slice(0, 8)}`;
-      await fx.runInPane(readPane, `echo ${mark}`);
-      s = await startServer(fx.socketPath, { args: ["--transport", transport] });
-      const session = s;
+    await using fx = await startTopology();
+    const topo = await readTopology(fx);
+    const [waitPane, runPane, readPane] = topo.panes;
+    const mark = `mark-${crypto.randomUUID().slice(0, 8)}`;
+    await fx.runInPane(readPane, `echo ${mark}`);
+    await using session = await startServer(fx.socketPath, { args: ["--transport", transport] });
 
-      let armed!: () => void;
-      const armedPromise = new Promise<void>((resolve) => (armed = resolve));
-      const waitToken = `WAITED-${crypto.randomUUID().slice(0, 6)}`;
-      const runToken = `RAN-${crypto.randomUUID().slice(0, 6)}`;
+    let armed!: () => void;
+    const armedPromise = new Promise<void>((resolve) => (armed = resolve));
+    const waitToken = `WAITED-${crypto.randomUUID().slice(0, 6)}`;
+    const runToken = `RAN-${crypto.randomUUID().slice(0, 6)}`;
 
-      const calls: { name: string; args: Record<string, unknown>; check: Check }[] = [];
-      const reads: { name: string; args: Record<string, unknown>; check: Check }[] = [
+    const calls: { name: string; args: Record<string, unknown>; check: Check }[] = [];
+    const reads: { name: string; args: Record<string, unknown>; check: Check }[] = [
+      {
+        name: "list_sessions",
+        args: {},
+        check: (r) => {
+          const names = (r.sessions as { name: string }[]).map((x) => x.name).sort();
+          assertEquals(names, ["alpha", "beta"]);
+        },
+      },
+      {
+        name: "list_panes",
+        args: {},
+        check: (r) => assertEquals((r.panes as unknown[]).length, topo.panes.length),
+      },
+      {
+        name: "get_pane_info",
+        args: { paneId: readPane },
+        check: (r) => assertEquals((r.pane as { paneId: string }).paneId, readPane),
+      },
+      {
+        name: "capture_pane",
+        args: { paneId: readPane },
+        check: (r) =>
+          assertStringIncludes((r.content as { lines: string[] }).lines.join("\n"), mark),
+      },
+      {
+        name: "snapshot_pane",
+        args: { paneId: readPane },
+        check: (r) =>
+          assertStringIncludes((r.content as { lines: string[] }).lines.join("\n"), mark),
+      },
+      {
+        name: "search_panes",
+        args: { pattern: mark, literal: true },
+        check: (r) => {
+          const panes = (r.panes as { paneId: string }[]).map((p) => p.paneId);
+          assert(panes.includes(readPane), `search found ${mark} in ${panes.join(",")}`);
+        },
+      },
+      {
+        name: "get_window_info",
+        args: { windowId: topo.windows[0] },
+        check: (r) => assertEquals((r.window as { windowId: string }).windowId, topo.windows[0]),
+      },
+      {
+        name: "get_tmux_variables",
+        args: { names: ["pane_id", "session_name"], paneId: readPane },
+        check: (r) => assertEquals((r.values as Record<string, string>).pane_id, readPane),
+      },
+      {
+        name: "list_windows",
+        args: { session: "beta" },
+        check: (r) => assertEquals((r.windows as unknown[]).length, 2),
+      },
+    ];
+    while (calls.length < IN_FLIGHT - 2) calls.push(reads[calls.length % reads.length]);
+
+    const started = performance.now();
+    const all: Promise<void>[] = calls.map(async ({ name, args, check }, i) => {
+      const result = await session.call(name, args);
+      assert(!result.isError, `call ${i} ${name} failed: ${JSON.stringify(result.content)}`);
+      check(result.structuredContent as Record<string, unknown>);
+    });
+    all.push((async () => {
+      const result = await session.client.callTool(
         {
-          name: "list_sessions",
-          args: {},
-          check: (r) => {
-            const names = (r.sessions as { name: string }[]).map((x) => x.name).sort();
-            assertEquals(names, ["alpha", "beta"]);
+          name: "wait_for_text",
+          arguments: {
+            paneId: waitPane,
+            patterns: [waitToken],
+            literal: true,
+            timeoutSeconds: 60,
           },
         },
-        {
-          name: "list_panes",
-          args: {},
-          check: (r) => assertEquals((r.panes as unknown[]).length, topo.panes.length),
-        },
-        {
-          name: "get_pane_info",
-          args: { paneId: readPane },
-          check: (r) => assertEquals((r.pane as { paneId: string }).paneId, readPane),
-        },
-        {
-          name: "capture_pane",
-          args: { paneId: readPane },
-          check: (r) =>
-            assertStringIncludes((r.content as { lines: string[] }).lines.join("\n"), mark),
-        },
-        {
-          name: "snapshot_pane",
-          args: { paneId: readPane },
-          check: (r) =>
-            assertStringIncludes((r.content as { lines: string[] }).lines.join("\n"), mark),
-        },
-        {
-          name: "search_panes",
-          args: { pattern: mark, literal: true },
-          check: (r) => {
-            const panes = (r.panes as { paneId: string }[]).map((p) => p.paneId);
-            assert(panes.includes(readPane), `search found ${mark} in ${panes.join(",")}`);
-          },
-        },
-        {
-          name: "get_window_info",
-          args: { windowId: topo.windows[0] },
-          check: (r) => assertEquals((r.window as { windowId: string }).windowId, topo.windows[0]),
-        },
-        {
-          name: "get_tmux_variables",
-          args: { names: ["pane_id", "session_name"], paneId: readPane },
-          check: (r) => assertEquals((r.values as Record<string, string>).pane_id, readPane),
-        },
-        {
-          name: "list_windows",
-          args: { session: "beta" },
-          check: (r) => assertEquals((r.windows as unknown[]).length, 2),
-        },
-      ];
-      while (calls.length < IN_FLIGHT - 2) calls.push(reads[calls.length % reads.length]);
-
-      const started = performance.now();
-      const all: Promise<void>[] = calls.map(async ({ name, args, check }, i) => {
-        const result = await session.call(name, args);
-        assert(!result.isError, `call ${i} ${name} failed: ${JSON.stringify(result.content)}`);
-        check(result.structuredContent as Record<string, unknown>);
-      });
-      all.push((async () => {
-        const result = await session.client.callTool(
-          {
-            name: "wait_for_text",
-            arguments: {
-              paneId: waitPane,
-              patterns: [waitToken],
-              literal: true,
-              timeoutSeconds: 60,
-            },
-          },
-          undefined,
-          { onprogress: () => armed(), timeout: BOUND_MS },
-        ) as CallToolResult;
-        assert(!result.isError, `wait_for_text failed: ${JSON.stringify(result.content)}`);
-        const r = result.structuredContent as { outcome: string; matchedPattern: string };
-        assertEquals(r.outcome, "matched");
-      })());
-      all.push((async () => {
-        const r = await session.ok<
-          { outcome: string; exitStatus: number; output: { lines: string[] } }
-        >(
-          "run_shell_command",
-          { paneId: runPane, command: `echo ${runToken}-$((6*7)); (exit 3)` },
-        );
-        assertEquals(r.outcome, "completed");
-        assertEquals(r.exitStatus, 3);
-        assertStringIncludes(r.output.lines.join("\n"), `${runToken}-42`);
-      })());
-      // The print comes only after the wait is armed (its first progress
-      // notification), while the other calls are still in flight; the
-      // typed line splits the token with quotes, so only the output matches.
-      const printed = (async () => {
-        await armedPromise;
-        const [head, tail] = [waitToken.slice(0, 3), waitToken.slice(3)];
-        await fx.runInPane(waitPane, `echo ${head}""${tail}`);
-      })();
-      await within(BOUND_MS, "50 concurrent calls", Promise.all([...all, printed]));
-      const seconds = (performance.now() - started) / 1000;
-      console.log(
-        `${IN_FLIGHT} calls in flight [${transport}]: all answered in ${seconds.toFixed(2)} s`,
+        undefined,
+        { onprogress: () => armed(), timeout: BOUND_MS },
+      ) as CallToolResult;
+      assert(!result.isError, `wait_for_text failed: ${JSON.stringify(result.content)}`);
+      const r = result.structuredContent as { outcome: string; matchedPattern: string };
+      assertEquals(r.outcome, "matched");
+    })());
+    all.push((async () => {
+      const r = await session.ok<
+        { outcome: string; exitStatus: number; output: { lines: string[] } }
+      >(
+        "run_shell_command",
+        { paneId: runPane, command: `echo ${runToken}-$((6*7)); (exit 3)` },
       );
-    } finally {
-      await s?.close();
-      await fx.close();
-    }
+      assertEquals(r.outcome, "completed");
+      assertEquals(r.exitStatus, 3);
+      assertStringIncludes(r.output.lines.join("\n"), `${runToken}-42`);
+    })());
+    // The print comes only after the wait is armed (its first progress
+    // notification), while the other calls are still in flight; the
+    // typed line splits the token with quotes, so only the output matches.
+    const printed = (async () => {
+      await armedPromise;
+      const [head, tail] = [waitToken.slice(0, 3), waitToken.slice(3)];
+      await fx.runInPane(waitPane, `echo ${head}""${tail}`);
+    })();
+    await within(BOUND_MS, "50 concurrent calls", Promise.all([...all, printed]));
+    const seconds = (performance.now() - started) / 1000;
+    console.log(
+      `${IN_FLIGHT} calls in flight [${transport}]: all answered in ${seconds.toFixed(2)} s`,
+    );
   });
 }
 

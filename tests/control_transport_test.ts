@@ -20,7 +20,7 @@ import { ProcessTransport } from "../tmux/process_transport.ts";
 import { TmuxError } from "../tmux/errors.ts";
 import { parseOptionValues } from "../tmux/option_listing.ts";
 import { spawnStats, spawnTmux } from "../tmux/spawn.ts";
-import { eventually } from "./harness.ts";
+import { eventually, TmuxFixture, whileStopped } from "./harness.ts";
 
 const decoder = new TextDecoder();
 /** Failure bound of anything a test waits for; never a synchronisation device. */
@@ -62,14 +62,18 @@ interface Server {
   transport(options?: ControlOptions): ControlTransport;
 }
 
-/** Runs `fn` against a private tmux server (sessions from `setup`), then tears everything down. */
+/**
+ * Runs `fn` against a private tmux server (sessions from `setup`, started
+ * through the transports' own process starter), then closes the transports
+ * it made and the fixture, even when `fn` throws.
+ */
 async function withServer(
   setup: string[][],
   fn: (server: Server) => Promise<void>,
 ): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-ctl-" });
-  const args = ["-S", `${dir}/sock`, "-f", "/dev/null"];
-  const transports: ControlTransport[] = [];
+  await using fx = await TmuxFixture.empty();
+  const args = ["-S", fx.socketPath, "-f", "/dev/null"];
+  await using transports = new AsyncDisposableStack();
   const tmux = async (...command: string[]) => {
     const result = await spawnTmux("tmux", [...args, ...command], { timeoutMs: BOUND_MS });
     if (result.code !== 0) {
@@ -78,22 +82,16 @@ async function withServer(
     const out = decoder.decode(result.stdout);
     return out.endsWith("\n") ? out.slice(0, -1) : out;
   };
-  try {
-    for (const command of setup) await tmux(...command);
-    await fn({
-      args,
-      tmux,
-      transport: (options?: ControlOptions) => {
-        const t = new ControlTransport("tmux", args, `socket ${dir}/sock`, options);
-        transports.push(t);
-        return t;
-      },
-    });
-  } finally {
-    for (const t of transports) await t.close();
-    await spawnTmux("tmux", [...args, "kill-server"], { timeoutMs: BOUND_MS });
-    await Deno.remove(dir, { recursive: true });
-  }
+  for (const command of setup) await tmux(...command);
+  await fn({
+    args,
+    tmux,
+    transport: (options?: ControlOptions) => {
+      const t = new ControlTransport("tmux", args, `socket ${fx.socketPath}`, options);
+      transports.defer(() => t.close());
+      return t;
+    },
+  });
 }
 
 const MAIN = [["new-session", "-d", "-s", "main", "-x", "200", "-y", "50"]];
@@ -473,8 +471,7 @@ Deno.test("a timed-out reply is consumed later without shifting answers", async 
     const t = s.transport();
     await t.connect();
     const pid = Number(await s.tmux("display-message", "-p", "#{pid}"));
-    Deno.kill(pid, "SIGSTOP");
-    try {
+    await whileStopped(pid, async () => {
       // Both go to the client (neither is abandoned yet when sent). Nothing
       // here may use a one-shot process: its output pipe stays open in the
       // stopped server until the server runs again.
@@ -485,9 +482,7 @@ Deno.test("a timed-out reply is consumed later without shifting answers", async 
       await assertRejects(cancelled, "cancelled");
       await assertRejects(late, "timeout");
       assertEquals(t.stats, { control: 2, fallback: 0, attaches: 1 });
-    } finally {
-      Deno.kill(pid, "SIGCONT");
-    }
+    });
     // While the abandoned reply is outstanding, calls use processes; once it
     // has been consumed the client serves again, with answers in step.
     const control = t.stats.control;

@@ -127,12 +127,11 @@ function callArmed(
 
 for (const transport of ["control", "process"] as const) {
   Deno.test(`faults: tmux killed mid-read, mid-wait, mid-run; pane killed mid-wait [${transport}]`, async (t) => {
-    const fx = await startTopology();
-    let s: Session | undefined;
+    await using fx = await startTopology();
+    await using s = await startServer(fx.socketPath, {
+      args: ["--transport", transport, "--wait-max-seconds", "20"],
+    });
     try {
-      s = await startServer(fx.socketPath, {
-        args: ["--transport", transport, "--wait-max-seconds", "20"],
-      });
       const session = s;
       const pid = s.transport.pid!;
       /** Arms wait_for_text on `pane`, injects `fault`, and returns the answer, which must beat the timeout. */
@@ -256,8 +255,6 @@ for (const transport of ["control", "process"] as const) {
       });
     } finally {
       console.log(`faults injected so far: ${faultsInjected}`);
-      await s?.close();
-      await fx.close();
     }
   });
 }
@@ -332,8 +329,8 @@ for (const transport of ["control", "process"] as const) {
 
 for (const transport of ["control", "process"] as const) {
   Deno.test(`faults: a change tmux did not answer in time says it may still happen [${transport}]`, async () => {
-    const fx = await TmuxFixture.start();
-    const s = await startServer(fx.socketPath, { args: ["--transport", transport] });
+    await using fx = await TmuxFixture.start();
+    await using s = await startServer(fx.socketPath, { args: ["--transport", transport] });
     const serverPid = Number(await fx.tmux("display-message", "-p", "#{pid}"));
     const pane = await fx.shellPane();
     const mark = `stopped-${crypto.randomUUID().slice(0, 8)}`;
@@ -371,64 +368,56 @@ for (const transport of ["control", "process"] as const) {
       );
     } finally {
       if (stopped) Deno.kill(serverPid, "SIGCONT");
-      await s.close();
-      await fx.close();
     }
   });
 }
 
 Deno.test("faults: reads of a whole history answer when tmux takes longer than the default bound [process]", async () => {
-  const fx = await startTopology();
-  let s: Session | undefined;
-  try {
-    const pane = (await readTopology(fx)).panes[0];
-    await fx.runInPane(pane, "echo history-mark");
-    // tmux builds a capture of a long history whole before answering (about
-    // 5 s per million lines): a wrapper makes each history read that slow
-    // without filling one, then runs the real tmux.
-    const real = await realTmux();
-    const slow = `${fx.dir}/tmux-slow-history`;
-    await Deno.writeTextFile(
-      slow,
-      `#!/bin/sh\ncase " $* " in *" capture-pane "*" -S - "*) sleep 11 ;; esac\nexec '${real}' "$@"\n`,
-    );
-    await Deno.chmod(slow, 0o755);
-    s = await startServer(fx.socketPath, {
-      args: ["--transport", "process", "--tmux", slow],
-      denoFlags: [`--allow-run=${slow}`],
-    });
-    const other = (await readTopology(fx)).panes[1];
-    await fx.runInPane(other, "true");
-    const [capture, search, run] = await Promise.all([
-      s.call("capture_pane", { paneId: pane, includeHistory: true }),
-      s.call("search_panes", { pattern: "history-mark", includeHistory: true }),
-      // More output than the last lines it reads first: it reads the whole history.
-      s.call("run_shell_command", { paneId: other, command: "seq 1 1500" }),
-    ]);
-    assert(!run.isError, `run_shell_command: ${JSON.stringify(run.content)}`);
-    const ran = run.structuredContent as { outcome: string; output: { lines: string[] } };
-    assertEquals([ran.outcome, ran.output.lines.at(-1)], ["completed", "1500"]);
-    assert(!capture.isError, `capture_pane: ${JSON.stringify(capture.content)}`);
-    const { content } = capture.structuredContent as { content: { lines: string[] } };
-    assert(content.lines.includes("history-mark"), content.lines.join("\n"));
-    assert(!search.isError, `search_panes: ${JSON.stringify(search.content)}`);
-    // The read outlasted search_panes' own time budget: the pane is matched or
-    // reported skipped, never a failure.
-    const result = search.structuredContent as {
-      panes: { paneId: string }[];
-      skippedPanes: { paneId: string; reason: string }[];
-      truncated: boolean;
-    };
-    assert(
-      result.panes.some((p) => p.paneId === pane) ||
-        (result.truncated &&
-          result.skippedPanes.some((p) => p.paneId === pane && p.reason === "read_timeout")),
-      JSON.stringify(result),
-    );
-  } finally {
-    await s?.close();
-    await fx.close();
-  }
+  await using fx = await startTopology();
+  const pane = (await readTopology(fx)).panes[0];
+  await fx.runInPane(pane, "echo history-mark");
+  // tmux builds a capture of a long history whole before answering (about
+  // 5 s per million lines): a wrapper makes each history read that slow
+  // without filling one, then runs the real tmux.
+  const real = await realTmux();
+  const slow = `${fx.dir}/tmux-slow-history`;
+  await Deno.writeTextFile(
+    slow,
+    `#!/bin/sh\ncase " $* " in *" capture-pane "*" -S - "*) sleep 11 ;; esac\nexec '${real}' "$@"\n`,
+  );
+  await Deno.chmod(slow, 0o755);
+  await using s = await startServer(fx.socketPath, {
+    args: ["--transport", "process", "--tmux", slow],
+    denoFlags: [`--allow-run=${slow}`],
+  });
+  const other = (await readTopology(fx)).panes[1];
+  await fx.runInPane(other, "true");
+  const [capture, search, run] = await Promise.all([
+    s.call("capture_pane", { paneId: pane, includeHistory: true }),
+    s.call("search_panes", { pattern: "history-mark", includeHistory: true }),
+    // More output than the last lines it reads first: it reads the whole history.
+    s.call("run_shell_command", { paneId: other, command: "seq 1 1500" }),
+  ]);
+  assert(!run.isError, `run_shell_command: ${JSON.stringify(run.content)}`);
+  const ran = run.structuredContent as { outcome: string; output: { lines: string[] } };
+  assertEquals([ran.outcome, ran.output.lines.at(-1)], ["completed", "1500"]);
+  assert(!capture.isError, `capture_pane: ${JSON.stringify(capture.content)}`);
+  const { content } = capture.structuredContent as { content: { lines: string[] } };
+  assert(content.lines.includes("history-mark"), content.lines.join("\n"));
+  assert(!search.isError, `search_panes: ${JSON.stringify(search.content)}`);
+  // The read outlasted search_panes' own time budget: the pane is matched or
+  // reported skipped, never a failure.
+  const result = search.structuredContent as {
+    panes: { paneId: string }[];
+    skippedPanes: { paneId: string; reason: string }[];
+    truncated: boolean;
+  };
+  assert(
+    result.panes.some((p) => p.paneId === pane) ||
+      (result.truncated &&
+        result.skippedPanes.some((p) => p.paneId === pane && p.reason === "read_timeout")),
+    JSON.stringify(result),
+  );
 });
 
 /**
@@ -448,42 +437,37 @@ async function killDuringBurst(
 }
 
 Deno.test("reads in flight when the control client's session is killed, or the server, still answer", async () => {
-  const fx = await TmuxFixture.start(); // the control client attaches to session "main"
-  const s = await startServer(fx.socketPath);
-  try {
-    const other = await fx.tmux("new-session", "-d", "-s", "work", "-P", "-F", "#{pane_id}");
-    // list_sessions first: its list-sessions fires the kill with the rest in flight.
-    const calls: [string, Record<string, unknown>][] = [
-      ["list_sessions", {}],
-      ["get_pane_info", { paneId: other }],
-      ["capture_pane", { paneId: other }],
-      ["show_option", { name: "history-limit", scope: "Pane", paneId: other }],
-    ];
-    const reads = (n: number) =>
-      Promise.all(Array.from({ length: n }, (_, k) => s.call(calls[k % 4][0], calls[k % 4][1])));
-    // Reads change nothing: one the dropped connection lost is asked again.
-    const answers = await killDuringBurst(
-      fx,
-      "kill-session -t main ; set-hook -gu after-list-sessions",
-      () => reads(20),
-    );
-    assertEquals(await fx.tmux("show", "-gv", "@fired"), "1", "the hook fired during the reads");
-    assertEquals(await fx.tmux("list-sessions", "-F", "#{session_name}"), "work");
-    const failed = answers.filter((r: CallToolResult) => r.isError)
-      .map((r: CallToolResult) => JSON.stringify(r.content));
-    assertEquals(failed, [], "no read failed");
-    // Before the kill: the sessions; after it: none (a list tool reads a missing server as
-    // empty), never an error.
-    const lists = await killDuringBurst(
-      fx,
-      "kill-server",
-      () => Promise.all(Array.from({ length: 8 }, () => s.call("list_sessions"))),
-    );
-    for (const list of lists) assert(!list.isError, JSON.stringify(list.content));
-    const gone = await fx.tmux("list-sessions").then(() => false, () => true);
-    assert(gone, "the hook killed the server during the reads");
-  } finally {
-    await s.close();
-    await fx.close();
-  }
+  await using fx = await TmuxFixture.start(); // the control client attaches to session "main"
+  await using s = await startServer(fx.socketPath);
+  const other = await fx.tmux("new-session", "-d", "-s", "work", "-P", "-F", "#{pane_id}");
+  // list_sessions first: its list-sessions fires the kill with the rest in flight.
+  const calls: [string, Record<string, unknown>][] = [
+    ["list_sessions", {}],
+    ["get_pane_info", { paneId: other }],
+    ["capture_pane", { paneId: other }],
+    ["show_option", { name: "history-limit", scope: "Pane", paneId: other }],
+  ];
+  const reads = (n: number) =>
+    Promise.all(Array.from({ length: n }, (_, k) => s.call(calls[k % 4][0], calls[k % 4][1])));
+  // Reads change nothing: one the dropped connection lost is asked again.
+  const answers = await killDuringBurst(
+    fx,
+    "kill-session -t main ; set-hook -gu after-list-sessions",
+    () => reads(20),
+  );
+  assertEquals(await fx.tmux("show", "-gv", "@fired"), "1", "the hook fired during the reads");
+  assertEquals(await fx.tmux("list-sessions", "-F", "#{session_name}"), "work");
+  const failed = answers.filter((r: CallToolResult) => r.isError)
+    .map((r: CallToolResult) => JSON.stringify(r.content));
+  assertEquals(failed, [], "no read failed");
+  // Before the kill: the sessions; after it: none (a list tool reads a missing server as
+  // empty), never an error.
+  const lists = await killDuringBurst(
+    fx,
+    "kill-server",
+    () => Promise.all(Array.from({ length: 8 }, () => s.call("list_sessions"))),
+  );
+  for (const list of lists) assert(!list.isError, JSON.stringify(list.content));
+  const gone = await fx.tmux("list-sessions").then(() => false, () => true);
+  assert(gone, "the hook killed the server during the reads");
 });

@@ -11,7 +11,7 @@
 import type { z } from "zod";
 import type { capturePane } from "../tools/capture_pane.ts";
 import { assert, assertEquals } from "./assert.ts";
-import { countingTmux, type Session, startServer, TmuxFixture } from "./harness.ts";
+import { type ServerTestOptions, type Session, type TmuxFixture, withServer } from "./harness.ts";
 import { budgetLines } from "../mcp/budget.ts";
 import { firstWindow, widerWindow, windowDecides } from "../mcp/history_window.ts";
 import { WHOLE_HISTORY_READS, wholeHistoryRead } from "../mcp/history_reads.ts";
@@ -59,21 +59,21 @@ Deno.test("whole-history reads: at most two run at once, the others wait in orde
   assertEquals(await wholeHistoryRead(() => Promise.resolve(7)), 7);
 });
 
-/** A fixture whose panes keep 100,000 history rows, and a server counting tmux processes. */
-async function start(): Promise<{ fx: TmuxFixture; s: Session; log: () => Promise<string[]> }> {
-  const fx = await TmuxFixture.start();
-  await fx.tmux("set-option", "-g", "history-limit", "100000");
-  const counter = await countingTmux(fx.dir);
-  const s = await startServer(fx.socketPath, {
-    args: ["--transport", "process", "--tmux", counter.binary],
-    denoFlags: [`--allow-run=${counter.binary}`],
-  });
-  const log = async () => {
-    const lines = (await counter.started()).filter((l) => l.includes("capture-pane"));
-    await counter.reset();
-    return lines;
-  };
-  return { fx, s, log };
+/** {@link withServer} options: a shell pane keeping 100,000 history rows, tmux processes counted. */
+const LONG_HISTORY: ServerTestOptions = {
+  args: ["--transport", "process"],
+  counted: true,
+  async pane(fx) {
+    await fx.tmux("set-option", "-g", "history-limit", "100000");
+    return await fx.shellPane();
+  },
+};
+
+/** The capture-pane processes the server started since the last call. */
+async function captures(s: Session): Promise<string[]> {
+  const lines = (await s.counter!.started()).filter((l) => l.includes("capture-pane"));
+  await s.counter!.reset();
+  return lines;
 }
 
 /** The -S row of each logged capture-pane. */
@@ -95,9 +95,8 @@ async function wholeRead(fx: TmuxFixture, pane: string, joined: boolean, maxLine
 type Captured = z.infer<typeof capturePane.output>;
 
 Deno.test("capture_pane reads 10 lines of a 60,000-line history from the rows above the screen only", async () => {
-  const { fx, s, log } = await start();
-  try {
-    const pane = await fx.shellPane();
+  await withServer(LONG_HISTORY, async (fx, s, pane) => {
+    const log = () => captures(s);
     await fx.runInPane(pane, "seq 1 60000");
     await log();
     const got = await s.ok<Captured>("capture_pane", {
@@ -112,16 +111,12 @@ Deno.test("capture_pane reads 10 lines of a 60,000-line history from the rows ab
     const rows = startRows(await log());
     assertEquals(rows.length, 1, `one read: ${rows}`);
     assert(Number(rows[0]) >= -10, `read from row ${rows[0]}, not the whole history`);
-  } finally {
-    await s.close();
-    await fx.close();
-  }
+  });
 });
 
 Deno.test("capture_pane joins wrapped lines across the window's top and widens past a blank tail", async () => {
-  const { fx, s, log } = await start();
-  try {
-    const pane = await fx.shellPane();
+  await withServer(LONG_HISTORY, async (fx, s, pane) => {
+    const log = () => captures(s);
     // Lines of 250 characters wrap over three rows of the 100-column pane.
     await fx.runInPane(pane, "seq -f '%0250g' 1 3000");
     await log();
@@ -154,8 +149,5 @@ Deno.test("capture_pane joins wrapped lines across the window's top and widens p
     const rows = startRows(await log());
     assert(rows.length >= 2, `the window widened: ${rows}`);
     assert(rows.every((row) => Number(row) > -200), `windows stay near the bottom: ${rows}`);
-  } finally {
-    await s.close();
-    await fx.close();
-  }
+  });
 });

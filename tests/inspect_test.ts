@@ -517,7 +517,7 @@ serverTest("read batch: 16 full-history captures stay under 1,000,000 bytes", as
 }, { args: ["--max-bytes", "4000000", "--max-lines", "100000"] });
 
 Deno.test("read batch: a non-ASCII request id counts in UTF-8 bytes toward the 1,000,000", async () => {
-  const fx = await TmuxFixture.start();
+  await using fx = await TmuxFixture.start();
   const server = rawServer(["-S", fx.socketPath, "--max-bytes", "4000000"], { stderr: "null" });
   try {
     const pane = await fx.shellPane();
@@ -547,7 +547,6 @@ Deno.test("read batch: a non-ASCII request id counts in UTF-8 bytes toward the 1
   } finally {
     await server.hangUp();
     await server.child.status;
-    await fx.close();
   }
 });
 
@@ -632,36 +631,28 @@ for (const transport of TRANSPORTS) {
   Deno.test(
     `caller: the driven socket spelled another way (symlinked directory, //, /./) is still the caller's server [${transport}]`,
     async () => {
-      const fx = await TmuxFixture.start();
-      try {
-        const [pid, socketPath] = (await fx.tmux("display-message", "-p", "#{pid} #{socket_path}"))
-          .split(" ");
-        const caller = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
-        await fx.tmux("split-window", "-t", "main");
-        await Deno.symlink(fx.dir, `${fx.dir}/via-link`);
-        for (
-          const spelled of [
-            `${fx.dir}/via-link/tmux.sock`,
-            fx.socketPath.replace(/\/tmux\.sock$/, "//tmux.sock"),
-            fx.socketPath.replace(/\/tmux\.sock$/, "/./tmux.sock"),
-          ]
-        ) {
-          const s = await startServer(spelled, {
-            args: ["--transport", transport, "--toolsets", "inspect,execute,teardown"],
-            env: { TMUX: `${socketPath},${pid},0`, TMUX_PANE: caller },
-          });
-          try {
-            const { panes } = await s.ok<{ panes: Pane[] }>("list_panes");
-            assertEquals(panes.filter((p) => p.isCaller).map((p) => p.paneId), [caller], spelled);
-            assertStringIncludes(await s.fails("kill_pane", { paneId: caller }), "this server");
-          } finally {
-            await s.close();
-          }
-        }
-        assertStringIncludes(await fx.tmux("list-panes", "-a", "-F", "#{pane_id}"), caller);
-      } finally {
-        await fx.close();
+      await using fx = await TmuxFixture.start();
+      const [pid, socketPath] = (await fx.tmux("display-message", "-p", "#{pid} #{socket_path}"))
+        .split(" ");
+      const caller = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
+      await fx.tmux("split-window", "-t", "main");
+      await Deno.symlink(fx.dir, `${fx.dir}/via-link`);
+      for (
+        const spelled of [
+          `${fx.dir}/via-link/tmux.sock`,
+          fx.socketPath.replace(/\/tmux\.sock$/, "//tmux.sock"),
+          fx.socketPath.replace(/\/tmux\.sock$/, "/./tmux.sock"),
+        ]
+      ) {
+        await using s = await startServer(spelled, {
+          args: ["--transport", transport, "--toolsets", "inspect,execute,teardown"],
+          env: { TMUX: `${socketPath},${pid},0`, TMUX_PANE: caller },
+        });
+        const { panes } = await s.ok<{ panes: Pane[] }>("list_panes");
+        assertEquals(panes.filter((p) => p.isCaller).map((p) => p.paneId), [caller], spelled);
+        assertStringIncludes(await s.fails("kill_pane", { paneId: caller }), "this server");
       }
+      assertStringIncludes(await fx.tmux("list-panes", "-a", "-F", "#{pane_id}"), caller);
     },
   );
 }
@@ -770,29 +761,24 @@ Deno.test("tools/list advertises the default of every argument that has one", as
     send_keys_batch: { onError: "stop" },
     paste_text: { bracketed: true, enter: false },
   };
-  const fx = await TmuxFixture.start();
-  const s = await startServer(fx.socketPath, {
+  await using fx = await TmuxFixture.start();
+  await using s = await startServer(fx.socketPath, {
     args: ["--toolsets", "inspect,manage,execute,teardown", "--transport", "process"],
   });
-  try {
-    const { tools } = await s.client.listTools();
-    const wrong: string[] = [];
-    for (const [name, expected] of Object.entries(defaults)) {
-      const tool = tools.find((t: { name: string }) => t.name === name);
-      assert(tool, `${name} is listed`);
-      const properties = tool.inputSchema.properties as Record<string, { default?: unknown }>;
-      for (const [argument, value] of Object.entries(expected)) {
-        const advertised = properties[argument]?.default;
-        if (advertised !== value) {
-          wrong.push(`${name}.${argument}: ${JSON.stringify(advertised)}, not ${value}`);
-        }
+  const { tools } = await s.client.listTools();
+  const wrong: string[] = [];
+  for (const [name, expected] of Object.entries(defaults)) {
+    const tool = tools.find((t: { name: string }) => t.name === name);
+    assert(tool, `${name} is listed`);
+    const properties = tool.inputSchema.properties as Record<string, { default?: unknown }>;
+    for (const [argument, value] of Object.entries(expected)) {
+      const advertised = properties[argument]?.default;
+      if (advertised !== value) {
+        wrong.push(`${name}.${argument}: ${JSON.stringify(advertised)}, not ${value}`);
       }
     }
-    assertEquals(wrong, []);
-  } finally {
-    await s.close();
-    await fx.close();
   }
+  assertEquals(wrong, []);
 });
 
 serverTest(
@@ -807,25 +793,19 @@ serverTest(
 );
 
 Deno.test("an error hint naming a tool the settings left out says it is not offered", async () => {
-  const fx = await TmuxFixture.empty();
-  const readonly = await startServer(fx.socketPath, { env: { LIBTMUX_SAFETY: "readonly" } });
-  const all = await startServer(fx.socketPath, { args: ["--toolsets", "inspect,execute"] });
-  try {
-    // No tmux server: the hint says to create a session, which only execute can.
-    const refused = await readonly.fails("get_pane_info", { paneId: "%0" });
-    assertStringIncludes(refused, "(create_session)");
-    assertStringIncludes(
-      refused,
-      "Not offered by this server: create_session (toolsets on: inspect).",
-    );
-    const offered = await all.fails("get_pane_info", { paneId: "%0" });
-    assertStringIncludes(offered, "(create_session)");
-    assert(!offered.includes("Not offered"), offered);
-  } finally {
-    await readonly.close();
-    await all.close();
-    await fx.close();
-  }
+  await using fx = await TmuxFixture.empty();
+  await using readonly = await startServer(fx.socketPath, { env: { LIBTMUX_SAFETY: "readonly" } });
+  await using all = await startServer(fx.socketPath, { args: ["--toolsets", "inspect,execute"] });
+  // No tmux server: the hint says to create a session, which only execute can.
+  const refused = await readonly.fails("get_pane_info", { paneId: "%0" });
+  assertStringIncludes(refused, "(create_session)");
+  assertStringIncludes(
+    refused,
+    "Not offered by this server: create_session (toolsets on: inspect).",
+  );
+  const offered = await all.fails("get_pane_info", { paneId: "%0" });
+  assertStringIncludes(offered, "(create_session)");
+  assert(!offered.includes("Not offered"), offered);
 });
 
 serverTest(
@@ -843,38 +823,28 @@ serverTest(
 // The control transport has no client to attach here: every call takes its fallback.
 for (const transport of TRANSPORTS) {
   Deno.test(`no tmux server on the socket: lists are empty, targeted tools say so [${transport}]`, async () => {
-    const fx = await TmuxFixture.empty();
-    const s = await startServer(fx.socketPath, { args: ["--transport", transport] });
-    try {
-      assertEquals(await s.ok("list_sessions"), { sessions: [] });
-      assertEquals(await s.ok("list_panes"), { panes: [] });
-      assertEquals(await s.ok("list_windows"), { windows: [] });
-      assertStringIncludes(await s.fails("get_pane_info", { paneId: "%0" }), "no tmux server");
-      assertStringIncludes(await s.fails("capture_pane", {}), "no tmux server");
-    } finally {
-      await s.close();
-      await fx.close();
-    }
+    await using fx = await TmuxFixture.empty();
+    await using s = await startServer(fx.socketPath, { args: ["--transport", transport] });
+    assertEquals(await s.ok("list_sessions"), { sessions: [] });
+    assertEquals(await s.ok("list_panes"), { panes: [] });
+    assertEquals(await s.ok("list_windows"), { windows: [] });
+    assertStringIncludes(await s.fails("get_pane_info", { paneId: "%0" }), "no tmux server");
+    assertStringIncludes(await s.fails("capture_pane", {}), "no tmux server");
   });
 }
 
 Deno.test("the capabilities resource describes the socket, toolsets and tools", async () => {
-  const fx = await TmuxFixture.start();
-  const s = await startServer(fx.socketPath, { args: ["--toolsets", "inspect"] });
-  try {
-    const read = await s.client.readResource({ uri: "tmux://capabilities" });
-    const doc = JSON.parse((read.contents[0] as { text: string }).text);
-    assertEquals(doc.tmux.socket, { path: fx.socketPath });
-    assertEquals(doc.toolsets, ["inspect"]);
-    assert(
-      doc.tools.length > 0 && doc.tools.every((t: { toolset: string }) => t.toolset === "inspect"),
-    );
-    const instructions = s.client.getInstructions() ?? "";
-    assert(new TextEncoder().encode(instructions).length <= 2048);
-  } finally {
-    await s.close();
-    await fx.close();
-  }
+  await using fx = await TmuxFixture.start();
+  await using s = await startServer(fx.socketPath, { args: ["--toolsets", "inspect"] });
+  const read = await s.client.readResource({ uri: "tmux://capabilities" });
+  const doc = JSON.parse((read.contents[0] as { text: string }).text);
+  assertEquals(doc.tmux.socket, { path: fx.socketPath });
+  assertEquals(doc.toolsets, ["inspect"]);
+  assert(
+    doc.tools.length > 0 && doc.tools.every((t: { toolset: string }) => t.toolset === "inspect"),
+  );
+  const instructions = s.client.getInstructions() ?? "";
+  assert(new TextEncoder().encode(instructions).length <= 2048);
 });
 
 serverTest("get_tmux_variables never returns environment variables", async (fx, s, pane) => {

@@ -22,40 +22,34 @@ async function processesMentioning(needle: string): Promise<string[]> {
 }
 
 Deno.test("start-up writes one stderr line; stdin EOF exits 0 promptly and leaves no child", async () => {
-  const fx = await TmuxFixture.start();
-  try {
-    const child = spawnServerProcess(["-S", fx.socketPath]);
-    const reader = child.stderr.getReader();
-    let stderr = "";
-    while (!stderr.includes("\n")) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      stderr += new TextDecoder().decode(value);
-    }
-    assertStringIncludes(stderr, "tmux-mcp ");
-    assertStringIncludes(stderr, fx.socketPath);
-    assertStringIncludes(stderr, "list_panes");
-    // The control client attaches lazily or at start; either way it must go with the server.
-    const started = performance.now();
-    await child.stdin.close();
-    const status = await child.status;
-    const elapsed = performance.now() - started;
-    let rest = "";
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-      rest += new TextDecoder().decode(chunk.value);
-    }
-    await child.stdout.cancel();
-    assertEquals(status.code, 0);
-    assertEquals((stderr + rest).trim().split("\n").length, 1, "exactly one stderr line");
-    // A generous bound for a loaded machine; the contract's one second is measured in bench/.
-    assert(elapsed < 10_000, `exit took ${elapsed} ms`);
-    const left = (await processesMentioning(fx.socketPath)).filter((p) =>
-      !p.includes("new-session")
-    );
-    assertEquals(left, [], "no tmux client or wait-for left behind");
-  } finally {
-    await fx.close();
+  await using fx = await TmuxFixture.start();
+  const child = spawnServerProcess(["-S", fx.socketPath]);
+  const reader = child.stderr.getReader();
+  let stderr = "";
+  while (!stderr.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    stderr += new TextDecoder().decode(value);
   }
+  assertStringIncludes(stderr, "tmux-mcp ");
+  assertStringIncludes(stderr, fx.socketPath);
+  assertStringIncludes(stderr, "list_panes");
+  // The control client attaches lazily or at start; either way it must go with the server.
+  const started = performance.now();
+  await child.stdin.close();
+  const status = await child.status;
+  const elapsed = performance.now() - started;
+  let rest = "";
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+    rest += new TextDecoder().decode(chunk.value);
+  }
+  await child.stdout.cancel();
+  assertEquals(status.code, 0);
+  assertEquals((stderr + rest).trim().split("\n").length, 1, "exactly one stderr line");
+  // A generous bound for a loaded machine; the contract's one second is measured in bench/.
+  assert(elapsed < 10_000, `exit took ${elapsed} ms`);
+  const left = (await processesMentioning(fx.socketPath)).filter((p) => !p.includes("new-session"));
+  assertEquals(left, [], "no tmux client or wait-for left behind");
 });
 
 /**
@@ -123,77 +117,69 @@ const STEP_BOUND_MS = 30_000;
 
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   Deno.test(`${signal} to the server while a wait and a run are pending leaves nothing behind`, async () => {
-    const fx = await TmuxFixture.start();
-    try {
-      const pane = await fx.shellPane();
-      const tmuxPid = Number(await fx.tmux("display-message", "-p", "#{pid}"));
-      const s = await startServer(fx.socketPath);
-      const pid = s.transport.pid!;
-      const closed = new Promise<void>((resolve) => (s.client.onclose = resolve));
-      void s.call("wait_for_channel", { channel: "never-signalled", timeoutSeconds: 30 })
-        .catch(() => undefined);
-      const begun = fx.tmux("wait-for", "signal-run-begun");
-      // The pane's tmux finds the server through $TMUX: no process names the socket.
-      void s.call("run_shell_command", {
-        paneId: pane,
-        command: "tmux wait-for -S signal-run-begun; tmux wait-for signal-run-finish",
-      }).catch(() => undefined);
-      await within(STEP_BOUND_MS, "the command began", begun);
-      const id = (await fx.tmux("show-options", "-pqv", "-t", pane, "@tmux_mcp_running"))
-        .split(".")[0];
-      await within(
-        STEP_BOUND_MS,
-        "both waiters run",
-        eventually(async () => {
-          const waiters = (await descendants(pid)).map((p) => p.args);
-          return waiters.some((a) => a.includes("wait-for -- never-signalled")) &&
-            waiters.some((a) => a.includes(`wait-for -- tmux-mcp-run-${id}`));
-        }, "both waiters run"),
-      );
-      // A round trip after the waiters connected: tmux has registered them.
-      await fx.tmux("display-message", "-p", "#{pid}");
-      Deno.kill(pid, signal);
-      await within(STEP_BOUND_MS, "the server exits", closed);
-      const left = await settled(async () =>
-        (await socketProcesses(fx.socketPath, tmuxPid)).map((p) => `${p.pid}: ${p.args}`)
-      );
-      assertEquals(left, [], "no tmux wait-for or control client outlives the server");
-      // tmux drops a client once it has read the end of its connection.
-      const clients = await settled(async () =>
-        (await fx.tmux("list-clients")).split("\n").filter((line) => line !== "")
-      );
-      assertEquals(clients, [], "no control client left in tmux");
-      // The run's waiter was released, not killed: tmux 3.3a keeps a killed
-      // waiter registered, and it would swallow the run's end signal.
-      await fx.tmux("wait-for", "-S", "signal-run-finish");
-      await eventually(
-        async () =>
-          (await fx.tmux("show-options", "-pqv", "-t", pane, `@tmux_mcp_status_${id}`)) !== "",
-        "the run stored its status",
-      );
-      await within(
-        STEP_BOUND_MS,
-        "the run's end signal reaches a new waiter (a waiter left in tmux swallowed it)",
-        fx.tmux("wait-for", `tmux-mcp-run-${id}`),
-      );
-    } finally {
-      await fx.close();
-    }
+    await using fx = await TmuxFixture.start();
+    const pane = await fx.shellPane();
+    const tmuxPid = Number(await fx.tmux("display-message", "-p", "#{pid}"));
+    const s = await startServer(fx.socketPath);
+    const pid = s.transport.pid!;
+    const closed = new Promise<void>((resolve) => (s.client.onclose = resolve));
+    void s.call("wait_for_channel", { channel: "never-signalled", timeoutSeconds: 30 })
+      .catch(() => undefined);
+    const begun = fx.tmux("wait-for", "signal-run-begun");
+    // The pane's tmux finds the server through $TMUX: no process names the socket.
+    void s.call("run_shell_command", {
+      paneId: pane,
+      command: "tmux wait-for -S signal-run-begun; tmux wait-for signal-run-finish",
+    }).catch(() => undefined);
+    await within(STEP_BOUND_MS, "the command began", begun);
+    const id = (await fx.tmux("show-options", "-pqv", "-t", pane, "@tmux_mcp_running"))
+      .split(".")[0];
+    await within(
+      STEP_BOUND_MS,
+      "both waiters run",
+      eventually(async () => {
+        const waiters = (await descendants(pid)).map((p) => p.args);
+        return waiters.some((a) => a.includes("wait-for -- never-signalled")) &&
+          waiters.some((a) => a.includes(`wait-for -- tmux-mcp-run-${id}`));
+      }, "both waiters run"),
+    );
+    // A round trip after the waiters connected: tmux has registered them.
+    await fx.tmux("display-message", "-p", "#{pid}");
+    Deno.kill(pid, signal);
+    await within(STEP_BOUND_MS, "the server exits", closed);
+    const left = await settled(async () =>
+      (await socketProcesses(fx.socketPath, tmuxPid)).map((p) => `${p.pid}: ${p.args}`)
+    );
+    assertEquals(left, [], "no tmux wait-for or control client outlives the server");
+    // tmux drops a client once it has read the end of its connection.
+    const clients = await settled(async () =>
+      (await fx.tmux("list-clients")).split("\n").filter((line) => line !== "")
+    );
+    assertEquals(clients, [], "no control client left in tmux");
+    // The run's waiter was released, not killed: tmux 3.3a keeps a killed
+    // waiter registered, and it would swallow the run's end signal.
+    await fx.tmux("wait-for", "-S", "signal-run-finish");
+    await eventually(
+      async () =>
+        (await fx.tmux("show-options", "-pqv", "-t", pane, `@tmux_mcp_status_${id}`)) !== "",
+      "the run stored its status",
+    );
+    await within(
+      STEP_BOUND_MS,
+      "the run's end signal reaches a new waiter (a waiter left in tmux swallowed it)",
+      fx.tmux("wait-for", `tmux-mcp-run-${id}`),
+    );
   });
 }
 
 Deno.test("the own socket's directory refused by tmux: one line naming TMUX_TMPDIR, not the ids of a call", async () => {
-  const fx = await TmuxFixture.empty();
-  try {
-    // tmux puts -L sockets in $TMUX_TMPDIR/tmux-UID: under a regular file it
-    // can never make that directory, so the own server can never start.
-    const file = `${fx.dir}/not-a-directory`;
-    await Deno.writeTextFile(file, "");
-    const line = await startupFailure([], { TMUX_TMPDIR: file });
-    assertStringIncludes(line, `its directory ${file}/tmux-`);
-    assertStringIncludes(line, "TMUX_TMPDIR");
-    assert(!line.includes("ids and values"), line);
-  } finally {
-    await fx.close();
-  }
+  await using fx = await TmuxFixture.empty();
+  // tmux puts -L sockets in $TMUX_TMPDIR/tmux-UID: under a regular file it
+  // can never make that directory, so the own server can never start.
+  const file = `${fx.dir}/not-a-directory`;
+  await Deno.writeTextFile(file, "");
+  const line = await startupFailure([], { TMUX_TMPDIR: file });
+  assertStringIncludes(line, `its directory ${file}/tmux-`);
+  assertStringIncludes(line, "TMUX_TMPDIR");
+  assert(!line.includes("ids and values"), line);
 });

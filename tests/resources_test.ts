@@ -24,6 +24,7 @@ import {
   startServer,
   TmuxFixture,
   watchedSessions,
+  whileStopped,
   withServer,
 } from "./harness.ts";
 import { within } from "./hardening.ts";
@@ -754,17 +755,14 @@ Deno.test("resources (control): the topology subscription outlives its pane, and
     assert(pid !== undefined, "a listen-only client runs while subscribed");
     const server = await fx.tmux("display-message", "-p", "#{pid}");
     from = n.mark();
-    Deno.kill(pid, "SIGSTOP");
-    try {
+    await whileStopped(pid, async () => {
       await fx.tmux("kill-session", "-t", "=main");
       // The check runs on a one-second timer of each control client: three
       // checks of a client of our own span two seconds, so the listener's
       // check has run at least once after the kill.
       await subscriptionChecks(fx, "other", 3);
       assertEquals(await fx.tmux("display-message", "-p", "#{pid}"), server, "tmux survived");
-    } finally {
-      Deno.kill(pid, "SIGCONT");
-    }
+    });
     // The listener reattached to "other"; "third" is heard only through its new subscription.
     await n.next(from, listChanged, "list_changed for the killed session");
     from = n.mark();
@@ -774,31 +772,27 @@ Deno.test("resources (control): the topology subscription outlives its pane, and
 });
 
 Deno.test("resources: stdin EOF exits 0 promptly with a live subscription and leaves no client", async () => {
-  const fx = await TmuxFixture.start();
-  try {
-    const pane = await firstPane(fx);
-    const server = rawServer(["-S", fx.socketPath], { stderr: "null" });
-    await server.initialize();
-    await server.send({ id: 2, method: "resources/subscribe", params: { uri: contentUri(pane) } });
-    assertEquals((await server.answer(2)).result, {});
-    const started = performance.now();
-    await server.hangUp();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const status = await Promise.race([
-      server.child.status,
-      new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), BOUND_MS))),
-    ]);
-    clearTimeout(timer);
-    assert(status !== null, "the server exited on stdin EOF");
-    assertEquals(status.code, 0);
-    const elapsed = performance.now() - started;
-    assert(elapsed < 10_000, `exit took ${elapsed} ms`);
-    const left = (await processTable()).map((p) => p.args)
-      .filter((args) => args.includes(fx.socketPath) && / -C /.test(args));
-    assertEquals(left, [], "no control client left behind");
-  } finally {
-    await fx.close();
-  }
+  await using fx = await TmuxFixture.start();
+  const pane = await firstPane(fx);
+  const server = rawServer(["-S", fx.socketPath], { stderr: "null" });
+  await server.initialize();
+  await server.send({ id: 2, method: "resources/subscribe", params: { uri: contentUri(pane) } });
+  assertEquals((await server.answer(2)).result, {});
+  const started = performance.now();
+  await server.hangUp();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const status = await Promise.race([
+    server.child.status,
+    new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), BOUND_MS))),
+  ]);
+  clearTimeout(timer);
+  assert(status !== null, "the server exited on stdin EOF");
+  assertEquals(status.code, 0);
+  const elapsed = performance.now() - started;
+  assert(elapsed < 10_000, `exit took ${elapsed} ms`);
+  const left = (await processTable()).map((p) => p.args)
+    .filter((args) => args.includes(fx.socketPath) && / -C /.test(args));
+  assertEquals(left, [], "no control client left behind");
 });
 
 /**
@@ -1052,58 +1046,53 @@ for (const transport of ["control", "process"]) {
 }
 
 Deno.test("resources (process): the server's own watch clients coming and going cost no check of the sessions view", async () => {
-  const fx = await TmuxFixture.start();
+  await using fx = await TmuxFixture.start();
   const counter = await countingTmux(fx.dir);
-  const s = await startServer(fx.socketPath, {
+  await using s = await startServer(fx.socketPath, {
     args: ["--transport", "process", "--tmux", counter.binary],
     denoFlags: [`--allow-run=${counter.binary}`],
   });
   const n = new Notifications(s);
+  const uri = "tmux://sessions";
+  const pane = await firstPane(fx);
+  await subscribeSessions(fx, s);
+  // The listener's format subscription reports once at first, which is a
+  // topology check: a listing (list-sessions with list-windows), then the
+  // sessions view alone. Counting starts after it.
+  const sessionsReads = async () =>
+    (await counter.started()).filter((line) => / list-sessions /.test(` ${line} `));
+  await eventually(async () => {
+    const reads = await sessionsReads();
+    const listing = reads.findIndex((line) => / list-windows /.test(line));
+    return listing >= 0 && reads.slice(listing + 1).some((line) => !/ list-windows /.test(line));
+  }, "the check after the listener's first topology report");
+  const from = n.mark();
+  await counter.reset();
+  // Each wait attaches a watch client and lasts its full second, so
+  // without the filter a check would run for each client's coming and going.
+  for (let i = 0; i < 2; i++) {
+    const wait = await s.ok<{ outcome: string }>("wait_for_text", {
+      paneId: pane,
+      patterns: ["never-printed-here"],
+      timeoutSeconds: 1,
+    });
+    assertEquals(wait.outcome, "timeout");
+  }
+  await eventually(
+    async () => (await fx.tmux("list-clients", "-F", "#{client_pid}")).split("\n").length === 1,
+    "only the listener is attached",
+  );
+  // Fence: a person attaching must be heard, and checked, after the watch clients left.
+  const person = await personAttached(fx, "main", ["-f", "ignore-size"]);
   try {
-    const uri = "tmux://sessions";
-    const pane = await firstPane(fx);
-    await subscribeSessions(fx, s);
-    // The listener's format subscription reports once at first, which is a
-    // topology check: a listing (list-sessions with list-windows), then the
-    // sessions view alone. Counting starts after it.
-    const sessionsReads = async () =>
-      (await counter.started()).filter((line) => / list-sessions /.test(` ${line} `));
-    await eventually(async () => {
-      const reads = await sessionsReads();
-      const listing = reads.findIndex((line) => / list-windows /.test(line));
-      return listing >= 0 && reads.slice(listing + 1).some((line) => !/ list-windows /.test(line));
-    }, "the check after the listener's first topology report");
-    const from = n.mark();
-    await counter.reset();
-    // Each wait attaches a watch client and lasts its full second, so
-    // without the filter a check would run for each client's coming and going.
-    for (let i = 0; i < 2; i++) {
-      const wait = await s.ok<{ outcome: string }>("wait_for_text", {
-        paneId: pane,
-        patterns: ["never-printed-here"],
-        timeoutSeconds: 1,
-      });
-      assertEquals(wait.outcome, "timeout");
-    }
-    await eventually(
-      async () => (await fx.tmux("list-clients", "-F", "#{client_pid}")).split("\n").length === 1,
-      "only the listener is attached",
-    );
-    // Fence: a person attaching must be heard, and checked, after the watch clients left.
-    const person = await personAttached(fx, "main", ["-f", "ignore-size"]);
-    try {
-      await n.next(from, updatedOf(uri), "update after a person attached");
-      // Read before the person leaves, whose own check would count too.
-      const checks = await sessionsReads();
-      assertEquals(checks.length, 1, `sessions reads: ${checks.join(" | ")}`);
-      assertEquals(n.since(from, updatedOf(uri)).length, 1, "one update, the person's");
-    } finally {
-      await person.stdin.close();
-      await person.status;
-    }
+    await n.next(from, updatedOf(uri), "update after a person attached");
+    // Read before the person leaves, whose own check would count too.
+    const checks = await sessionsReads();
+    assertEquals(checks.length, 1, `sessions reads: ${checks.join(" | ")}`);
+    assertEquals(n.since(from, updatedOf(uri)).length, 1, "one update, the person's");
   } finally {
-    await s.close();
-    await fx.close();
+    await person.stdin.close();
+    await person.status;
   }
 });
 
@@ -1141,23 +1130,18 @@ Deno.test("resources: a subscription answers only once its listening client has 
   // half attached, and a client's next step after subscribing may be such a
   // command (select-pane). A wrapper slows every control client's start, so a
   // subscribe that answered before the attach would answer with none there.
-  const fx = await TmuxFixture.start();
+  await using fx = await TmuxFixture.start();
   const slow = `${fx.dir}/tmux-slow-control`;
   await Deno.writeTextFile(
     slow,
     `#!/bin/sh\ncase " $* " in *" -C "*) sleep 1 ;; esac\nexec '${await realTmux()}' "$@"\n`,
   );
   await Deno.chmod(slow, 0o755);
-  const s = await startServer(fx.socketPath, {
+  await using s = await startServer(fx.socketPath, {
     args: ["--transport", "process", "--tmux", slow],
     denoFlags: [`--allow-run=${slow}`],
   });
-  try {
-    await s.client.subscribeResource({ uri: "tmux://sessions" });
-    const clients = await fx.tmux("list-clients", "-F", "#{client_control_mode}:#{client_session}");
-    assertEquals(clients, "1:main", "the listener is attached when subscribe answers");
-  } finally {
-    await s.close();
-    await fx.close();
-  }
+  await s.client.subscribeResource({ uri: "tmux://sessions" });
+  const clients = await fx.tmux("list-clients", "-F", "#{client_control_mode}:#{client_session}");
+  assertEquals(clients, "1:main", "the listener is attached when subscribe answers");
 });

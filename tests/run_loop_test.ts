@@ -12,22 +12,11 @@ import type { runShellCommand } from "../tools/run_shell_command.ts";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { KeptRuns } from "../mcp/kept_runs.ts";
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
-import { eventually, type Session, startServer, TmuxFixture } from "./harness.ts";
+import { eventually, type ServerTestOptions, withServer } from "./harness.ts";
 
-/** A fixture with a window running `shell`, and a server driving it. */
-async function setup(
-  shell: string,
-  args: string[] = [],
-): Promise<{ fixture: TmuxFixture; session: Session; pane: string }> {
-  const fixture = await TmuxFixture.start();
-  const pane = await fixture.tmux("new-window", "-P", "-F", "#{pane_id}", shell);
-  const session = await startServer(fixture.socketPath, { args });
-  return { fixture, session, pane };
-}
-
-async function teardown(fixture: TmuxFixture, session: Session): Promise<void> {
-  await session.close();
-  await fixture.close();
+/** {@link withServer} options: the pane is a fresh window running `shell`. */
+function setup(shell: string, args: string[] = []): ServerTestOptions {
+  return { args, pane: (fixture) => fixture.tmux("new-window", "-P", "-F", "#{pane_id}", shell) };
 }
 
 /** bash without rc files and a plain prompt. */
@@ -36,9 +25,8 @@ const PLAIN_BASH = `env PS1='$ ' bash --norc --noprofile`;
 const SLOW_PROMPT_BASH = `env PS1='$(sleep 0.3)$ ' bash --norc --noprofile`;
 
 Deno.test("run_shell_command returns once the prompt is back: a wait on the next cursor skips the typed line", async () => {
-  const { fixture, session, pane } = await setup(SLOW_PROMPT_BASH);
-  const screen = () => fixture.tmux("capture-pane", "-p", "-t", pane);
-  try {
+  await withServer(setup(SLOW_PROMPT_BASH), async (fixture, session, pane) => {
+    const screen = () => fixture.tmux("capture-pane", "-p", "-t", pane);
     for (let trial = 0; trial < 10; trial++) {
       const run = await session.ok<{ exitStatus: number }>("run_shell_command", {
         paneId: pane,
@@ -69,9 +57,7 @@ Deno.test("run_shell_command returns once the prompt is back: a wait on the next
       assertEquals(late.outcome, "matched", `trial ${trial}`);
       assertStringIncludes(late.tail.lines.join("\n"), "listening on port");
     }
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 type Run = z.infer<typeof runShellCommand.output>;
@@ -82,103 +68,105 @@ function text(result: CallToolResult): string {
 
 Deno.test("run_shell_command: a run that outlives its call is waited for again by its runId", async () => {
   // A 1 s ceiling stands for the 30 s one: a longer timeout is clamped.
-  const { fixture, session, pane } = await setup(PLAIN_BASH, ["--wait-max-seconds", "1"]);
-  try {
-    const other = await fixture.tmux("new-window", "-P", "-F", "#{pane_id}", PLAIN_BASH);
-    const first = await session.call("run_shell_command", {
-      paneId: pane,
-      command: "echo before; tmux wait-for gate-a; echo after; exit 4",
-      timeoutSeconds: 5,
-    });
-    const r = first.structuredContent as unknown as Run;
-    assertEquals([r.outcome, r.stillRunning, r.timeoutClamped], ["timed_out", true, true]);
-    assertEquals(r.effectiveTimeoutSeconds, 1);
-    assert(r.runId !== null, "a timed-out run has a runId");
-    assertStringIncludes(text(first), "timeout clamped to the 1 s ceiling");
-    assertStringIncludes(text(first), `runId ${r.runId}`);
-    // Reads and runs elsewhere do not disturb it.
-    for (let i = 0; i < 3; i++) {
-      await session.ok("capture_pane", { paneId: pane });
-      const elsewhere = await session.ok<Run>("run_shell_command", {
-        paneId: other,
-        command: `echo elsewhere ${i}`,
+  await withServer(
+    setup(PLAIN_BASH, ["--wait-max-seconds", "1"]),
+    async (fixture, session, pane) => {
+      const other = await fixture.tmux("new-window", "-P", "-F", "#{pane_id}", PLAIN_BASH);
+      const first = await session.call("run_shell_command", {
+        paneId: pane,
+        command: "echo before; tmux wait-for gate-a; echo after; exit 4",
+        timeoutSeconds: 5,
       });
-      assertEquals(elsewhere.output.lines, [`elsewhere ${i}`]);
-    }
-    const again = await session.ok<Run>("run_shell_command", {
-      paneId: pane,
-      runId: r.runId,
-      timeoutSeconds: 0.5,
-    });
-    assertEquals([again.outcome, again.stillRunning, again.runId], ["timed_out", true, r.runId]);
-    assertEquals(again.output.lines, ["before"]);
-    await fixture.tmux("wait-for", "-S", "gate-a");
-    const done = await session.ok<Run>("run_shell_command", { paneId: pane, runId: r.runId });
-    assertEquals([done.outcome, done.exitStatus, done.stillRunning, done.runId], [
-      "completed",
-      4,
-      false,
-      null,
-    ]);
-    assertEquals(done.output.lines, ["before", "after"]);
-    // Timed from the start, as if one call had waited all along.
-    const elapsed = [r.elapsedSeconds, again.elapsedSeconds, done.elapsedSeconds];
-    assert(elapsed[1] >= elapsed[0] + 0.5 && elapsed[2] > elapsed[1], `elapsed ${elapsed}`);
-    assertStringIncludes(
-      await session.fails("run_shell_command", { paneId: pane, runId: r.runId }),
-      "returned already",
-    );
-    assertStringIncludes(
-      await session.fails("run_shell_command", { paneId: pane, runId: "0a1b2c" }),
-      "no run with this id",
-    );
-    assertStringIncludes(await session.fails("run_shell_command", { paneId: pane }), "runId");
-  } finally {
-    await teardown(fixture, session);
-  }
+      const r = first.structuredContent as unknown as Run;
+      assertEquals([r.outcome, r.stillRunning, r.timeoutClamped], ["timed_out", true, true]);
+      assertEquals(r.effectiveTimeoutSeconds, 1);
+      assert(r.runId !== null, "a timed-out run has a runId");
+      assertStringIncludes(text(first), "timeout clamped to the 1 s ceiling");
+      assertStringIncludes(text(first), `runId ${r.runId}`);
+      // Reads and runs elsewhere do not disturb it.
+      for (let i = 0; i < 3; i++) {
+        await session.ok("capture_pane", { paneId: pane });
+        const elsewhere = await session.ok<Run>("run_shell_command", {
+          paneId: other,
+          command: `echo elsewhere ${i}`,
+        });
+        assertEquals(elsewhere.output.lines, [`elsewhere ${i}`]);
+      }
+      const again = await session.ok<Run>("run_shell_command", {
+        paneId: pane,
+        runId: r.runId,
+        timeoutSeconds: 0.5,
+      });
+      assertEquals([again.outcome, again.stillRunning, again.runId], ["timed_out", true, r.runId]);
+      assertEquals(again.output.lines, ["before"]);
+      await fixture.tmux("wait-for", "-S", "gate-a");
+      const done = await session.ok<Run>("run_shell_command", { paneId: pane, runId: r.runId });
+      assertEquals([done.outcome, done.exitStatus, done.stillRunning, done.runId], [
+        "completed",
+        4,
+        false,
+        null,
+      ]);
+      assertEquals(done.output.lines, ["before", "after"]);
+      // Timed from the start, as if one call had waited all along.
+      const elapsed = [r.elapsedSeconds, again.elapsedSeconds, done.elapsedSeconds];
+      assert(elapsed[1] >= elapsed[0] + 0.5 && elapsed[2] > elapsed[1], `elapsed ${elapsed}`);
+      assertStringIncludes(
+        await session.fails("run_shell_command", { paneId: pane, runId: r.runId }),
+        "returned already",
+      );
+      assertStringIncludes(
+        await session.fails("run_shell_command", { paneId: pane, runId: "0a1b2c" }),
+        "no run with this id",
+      );
+      assertStringIncludes(await session.fails("run_shell_command", { paneId: pane }), "runId");
+    },
+  );
 });
 
 Deno.test("run_shell_command: a run that ended unwatched keeps its result when a later run takes the pane", async () => {
-  const { fixture, session } = await setup(PLAIN_BASH, ["--wait-max-seconds", "1"]);
-  try {
-    // A short history, set before the pane is made (tmux sizes it then).
-    await fixture.tmux("set-option", "-g", "history-limit", "100");
-    const pane = await fixture.tmux("new-window", "-P", "-F", "#{pane_id}", PLAIN_BASH);
-    const slow = await session.ok<Run>("run_shell_command", {
-      paneId: pane,
-      command: "echo one; tmux wait-for gate-b; echo two; exit 5",
-    });
-    assertEquals(slow.outcome, "timed_out");
-    // Still running: the pane is busy, and the refusal names the run to wait for.
-    const busy = await session.fails("run_shell_command", { paneId: pane, command: "true" });
-    assertStringIncludes(busy, `runId ${slow.runId}`);
-    await fixture.tmux("wait-for", "-S", "gate-b");
-    await eventually(
-      async () =>
-        (await fixture.tmux("show-options", "-p", "-t", pane)).includes(
-          `@tmux_mcp_status_${slow.runId}`,
-        ),
-      "the run has stored its status",
-    );
-    // The next run clears the pane's options, and its output pushes the
-    // earlier run's out of the history.
-    const next = await session.ok<Run>("run_shell_command", { paneId: pane, command: "seq 1 300" });
-    assertEquals([next.outcome, next.exitStatus], ["completed", 0]);
-    const screen = await fixture.tmux("capture-pane", "-p", "-S", "-", "-t", pane);
-    assert(!screen.includes("one"), "the earlier output is gone from the pane");
-    const late = await session.ok<Run>("run_shell_command", { paneId: pane, runId: slow.runId });
-    assertEquals([late.outcome, late.exitStatus, late.output.lines], ["completed", 5, [
-      "one",
-      "two",
-    ]]);
-  } finally {
-    await teardown(fixture, session);
-  }
+  await withServer(
+    setup(PLAIN_BASH, ["--wait-max-seconds", "1"]),
+    async (fixture, session) => {
+      // A short history, set before the pane is made (tmux sizes it then).
+      await fixture.tmux("set-option", "-g", "history-limit", "100");
+      const pane = await fixture.tmux("new-window", "-P", "-F", "#{pane_id}", PLAIN_BASH);
+      const slow = await session.ok<Run>("run_shell_command", {
+        paneId: pane,
+        command: "echo one; tmux wait-for gate-b; echo two; exit 5",
+      });
+      assertEquals(slow.outcome, "timed_out");
+      // Still running: the pane is busy, and the refusal names the run to wait for.
+      const busy = await session.fails("run_shell_command", { paneId: pane, command: "true" });
+      assertStringIncludes(busy, `runId ${slow.runId}`);
+      await fixture.tmux("wait-for", "-S", "gate-b");
+      await eventually(
+        async () =>
+          (await fixture.tmux("show-options", "-p", "-t", pane)).includes(
+            `@tmux_mcp_status_${slow.runId}`,
+          ),
+        "the run has stored its status",
+      );
+      // The next run clears the pane's options, and its output pushes the
+      // earlier run's out of the history.
+      const next = await session.ok<Run>("run_shell_command", {
+        paneId: pane,
+        command: "seq 1 300",
+      });
+      assertEquals([next.outcome, next.exitStatus], ["completed", 0]);
+      const screen = await fixture.tmux("capture-pane", "-p", "-S", "-", "-t", pane);
+      assert(!screen.includes("one"), "the earlier output is gone from the pane");
+      const late = await session.ok<Run>("run_shell_command", { paneId: pane, runId: slow.runId });
+      assertEquals([late.outcome, late.exitStatus, late.output.lines], ["completed", 5, [
+        "one",
+        "two",
+      ]]);
+    },
+  );
 });
 
 Deno.test("run_shell_command: a long wait reports progress", async () => {
-  const { fixture, session, pane } = await setup(PLAIN_BASH);
-  try {
+  await withServer(setup(PLAIN_BASH), async (fixture, session, pane) => {
     const seen: number[] = [];
     let twice!: () => void;
     const reported = new Promise<void>((resolve) => (twice = resolve));
@@ -201,9 +189,7 @@ Deno.test("run_shell_command: a long wait reports progress", async () => {
     const r = (await call).structuredContent as unknown as Run;
     assertEquals([r.outcome, r.exitStatus], ["completed", 0]);
     assert(seen.length >= 2 && seen[1] > seen[0] && seen[1] >= 1, `progress ${seen}`);
-  } finally {
-    await teardown(fixture, session);
-  }
+  });
 });
 
 Deno.test("kept runs: bounded in count and time, and say what became of a dropped one", () => {

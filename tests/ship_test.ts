@@ -156,29 +156,21 @@ Deno.test("deno.json: start and every compile task use the one permission set", 
 });
 
 Deno.test("harness: the spawned server got exactly the start task's flags and runs tmux", async () => {
-  const fixture = await TmuxFixture.start();
-  try {
-    const session = await startServer(fixture.socketPath);
-    try {
-      const pid = session.transport.pid;
-      assert(pid !== null, "the transport knows the server's pid");
-      const argv = await processArgv(pid);
-      const expected = startArgv();
-      assertEquals(
-        argv.slice(1),
-        [...expected.slice(1), "-S", fixture.socketPath],
-        "the server's command line",
-      );
-      assert(/(^|\/)deno$/.test(argv[0]), `the server runs under deno, got ${argv[0]}`);
-      const sessions = await session.ok<{ sessions: { name: string }[] }>("list_sessions");
-      assertEquals(sessions.sessions.map((s) => s.name), ["main"], "it ran tmux");
-      assertEquals(session.stderr().trim().split("\n").length, 1, "one stderr line at start");
-    } finally {
-      await session.close();
-    }
-  } finally {
-    await fixture.close();
-  }
+  await using fixture = await TmuxFixture.start();
+  await using session = await startServer(fixture.socketPath);
+  const pid = session.transport.pid;
+  assert(pid !== null, "the transport knows the server's pid");
+  const argv = await processArgv(pid);
+  const expected = startArgv();
+  assertEquals(
+    argv.slice(1),
+    [...expected.slice(1), "-S", fixture.socketPath],
+    "the server's command line",
+  );
+  assert(/(^|\/)deno$/.test(argv[0]), `the server runs under deno, got ${argv[0]}`);
+  const sessions = await session.ok<{ sessions: { name: string }[] }>("list_sessions");
+  assertEquals(sessions.sessions.map((s) => s.name), ["main"], "it ran tmux");
+  assertEquals(session.stderr().trim().split("\n").length, 1, "one stderr line at start");
 });
 
 Deno.test("sandbox: with the server's flags, reading, writing, network and sh are all denied", async () => {
@@ -224,38 +216,34 @@ Deno.test("sandbox: with the server's flags, reading, writing, network and sh ar
 
 Deno.test("start-up with PATH=/nonexistent finds tmux at a baked location", async () => {
   const baked = firstBakedTmux();
-  const fixture = await TmuxFixture.start();
+  await using fixture = await TmuxFixture.start();
+  if (baked === null) {
+    const result = await runStart(["-S", fixture.socketPath], { env: { PATH: "/nonexistent" } });
+    assertEquals(result.code, 1, "no tmux anywhere: start-up fails");
+    assertStringIncludes(result.stderr, "--tmux /path/to/tmux");
+    return;
+  }
+  // As a GUI client does: an absolute command (as --doctor prints it) and
+  // a PATH that leads nowhere.
+  const [, ...args] = startArgv();
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: [...args, "-S", fixture.socketPath],
+    cwd: ROOT,
+    env: clientEnv({ PATH: "/nonexistent" }),
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "tmux-mcp-tests", version: "0" });
+  await client.connect(transport);
   try {
-    if (baked === null) {
-      const result = await runStart(["-S", fixture.socketPath], { env: { PATH: "/nonexistent" } });
-      assertEquals(result.code, 1, "no tmux anywhere: start-up fails");
-      assertStringIncludes(result.stderr, "--tmux /path/to/tmux");
-      return;
-    }
-    // As a GUI client does: an absolute command (as --doctor prints it) and
-    // a PATH that leads nowhere.
-    const [, ...args] = startArgv();
-    const transport = new StdioClientTransport({
-      command: Deno.execPath(),
-      args: [...args, "-S", fixture.socketPath],
-      cwd: ROOT,
-      env: clientEnv({ PATH: "/nonexistent" }),
-      stderr: "pipe",
-    });
-    const client = new Client({ name: "tmux-mcp-tests", version: "0" });
-    await client.connect(transport);
-    try {
-      const read = await client.readResource({ uri: "tmux://capabilities" });
-      const doc = JSON.parse((read.contents[0] as { text: string }).text);
-      assertEquals(doc.tmux.binary, baked, "the tmux binary used");
-      const listed = await client.callTool({ name: "list_sessions", arguments: {} });
-      const sessions = (listed.structuredContent as { sessions: { name: string }[] }).sessions;
-      assertEquals(sessions.map((s) => s.name), ["main"]);
-    } finally {
-      await client.close();
-    }
+    const read = await client.readResource({ uri: "tmux://capabilities" });
+    const doc = JSON.parse((read.contents[0] as { text: string }).text);
+    assertEquals(doc.tmux.binary, baked, "the tmux binary used");
+    const listed = await client.callTool({ name: "list_sessions", arguments: {} });
+    const sessions = (listed.structuredContent as { sessions: { name: string }[] }).sessions;
+    assertEquals(sessions.map((s) => s.name), ["main"]);
   } finally {
-    await fixture.close();
+    await client.close();
   }
 });
 
@@ -410,117 +398,105 @@ Deno.test("--help and --version print and exit 0 whatever the LIBTMUX_* variable
 });
 
 Deno.test("--doctor: ready on a running server, names the caller, prints configs that work", async () => {
-  const fixture = await TmuxFixture.start();
-  try {
-    const [pane, pid] =
-      (await fixture.tmux("display-message", "-p", "-t", "main", "#{pane_id} #{pid}"))
-        .split(" ");
-    const result = await runStart(["--doctor", "-S", fixture.socketPath], {
-      env: { TMUX: `${fixture.socketPath},${pid},0`, TMUX_PANE: pane },
-    });
-    assertEquals(result.code, 0, `doctor exit status: ${result.stdout}${result.stderr}`);
-    const out = result.stdout;
-    // The version found, and whether the suite runs on it: this run's tmux is one.
-    const version = (await new Deno.Command("tmux", { args: ["-V"] }).output()).stdout;
-    assertStringIncludes(
-      out,
-      `ok    tmux: tmux on PATH (${
-        new TextDecoder().decode(version).trim()
-      }; a version the test suite runs on)`,
-    );
-    assertStringIncludes(out, `socket: socket ${fixture.socketPath}: tmux 3.`);
-    assertStringIncludes(out, "(pid " + pid + ", 1 session)");
-    assertStringIncludes(out, `caller: inside tmux, pane ${pane} on the driven server`);
-    assertStringIncludes(out, "permission read, write, net, ffi, sys: not granted (sandboxed)");
-    assertStringIncludes(out, `permission env: the ${SERVER_ENV_NAMES.length} variables`);
-    assertStringIncludes(out, "Ready.");
-    for (const client of ["Claude Code", "Claude Desktop", "Cursor", "Codex", "VS Code"]) {
-      assertStringIncludes(out, `${client} (`);
-    }
-    assertStringIncludes(out, `claude mcp add tmux -- ${Deno.execPath()} `);
-    // Every JSON snippet parses and names the same command as Codex's TOML.
-    const snippets = [...out.matchAll(/^ {2}\{\n[\s\S]*?^ {2}\}$/gm)].map((m) =>
-      JSON.parse(m[0]) as Record<string, Record<string, { command: string; args: string[] }>>
-    );
-    assertEquals(snippets.length, 4, "Claude Desktop, Cursor, VS Code, Gemini CLI");
-    // The configuration must start this server from anywhere: take Codex's
-    // (JSON-quoted) command and arguments and run them from /.
-    const command = JSON.parse(out.match(/^ {2}command = (.*)$/m)![1]) as string;
-    const args = JSON.parse(out.match(/^ {2}args = (.*)$/m)![1]) as string[];
-    assertEquals(args.slice(-2), ["-S", fixture.socketPath], "the settings travel along");
-    for (const snippet of snippets) {
-      const entry = (snippet.mcpServers ?? snippet.servers).tmux;
-      assertEquals([entry.command, entry.args], [command, args], "JSON and TOML agree");
-    }
-    const started = await new Deno.Command(command, {
-      args: [...args, "--print-capabilities"],
-      cwd: "/",
-      clearEnv: true,
-      env: clientEnv(),
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assertEquals(started.code, 0, decoder.decode(started.stderr));
-    const doc = JSON.parse(decoder.decode(started.stdout));
-    assertEquals(doc.tmux.socket.path, fixture.socketPath, "the pasted command drives that socket");
-  } finally {
-    await fixture.close();
+  await using fixture = await TmuxFixture.start();
+  const [pane, pid] =
+    (await fixture.tmux("display-message", "-p", "-t", "main", "#{pane_id} #{pid}"))
+      .split(" ");
+  const result = await runStart(["--doctor", "-S", fixture.socketPath], {
+    env: { TMUX: `${fixture.socketPath},${pid},0`, TMUX_PANE: pane },
+  });
+  assertEquals(result.code, 0, `doctor exit status: ${result.stdout}${result.stderr}`);
+  const out = result.stdout;
+  // The version found, and whether the suite runs on it: this run's tmux is one.
+  const version = (await new Deno.Command("tmux", { args: ["-V"] }).output()).stdout;
+  assertStringIncludes(
+    out,
+    `ok    tmux: tmux on PATH (${
+      new TextDecoder().decode(version).trim()
+    }; a version the test suite runs on)`,
+  );
+  assertStringIncludes(out, `socket: socket ${fixture.socketPath}: tmux 3.`);
+  assertStringIncludes(out, "(pid " + pid + ", 1 session)");
+  assertStringIncludes(out, `caller: inside tmux, pane ${pane} on the driven server`);
+  assertStringIncludes(out, "permission read, write, net, ffi, sys: not granted (sandboxed)");
+  assertStringIncludes(out, `permission env: the ${SERVER_ENV_NAMES.length} variables`);
+  assertStringIncludes(out, "Ready.");
+  for (const client of ["Claude Code", "Claude Desktop", "Cursor", "Codex", "VS Code"]) {
+    assertStringIncludes(out, `${client} (`);
   }
+  assertStringIncludes(out, `claude mcp add tmux -- ${Deno.execPath()} `);
+  // Every JSON snippet parses and names the same command as Codex's TOML.
+  const snippets = [...out.matchAll(/^ {2}\{\n[\s\S]*?^ {2}\}$/gm)].map((m) =>
+    JSON.parse(m[0]) as Record<string, Record<string, { command: string; args: string[] }>>
+  );
+  assertEquals(snippets.length, 4, "Claude Desktop, Cursor, VS Code, Gemini CLI");
+  // The configuration must start this server from anywhere: take Codex's
+  // (JSON-quoted) command and arguments and run them from /.
+  const command = JSON.parse(out.match(/^ {2}command = (.*)$/m)![1]) as string;
+  const args = JSON.parse(out.match(/^ {2}args = (.*)$/m)![1]) as string[];
+  assertEquals(args.slice(-2), ["-S", fixture.socketPath], "the settings travel along");
+  for (const snippet of snippets) {
+    const entry = (snippet.mcpServers ?? snippet.servers).tmux;
+    assertEquals([entry.command, entry.args], [command, args], "JSON and TOML agree");
+  }
+  const started = await new Deno.Command(command, {
+    args: [...args, "--print-capabilities"],
+    cwd: "/",
+    clearEnv: true,
+    env: clientEnv(),
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assertEquals(started.code, 0, decoder.decode(started.stderr));
+  const doc = JSON.parse(decoder.decode(started.stdout));
+  assertEquals(doc.tmux.socket.path, fixture.socketPath, "the pasted command drives that socket");
 });
 
 Deno.test("--doctor: no server on the socket is reported, and none is started", async () => {
-  const fixture = await TmuxFixture.empty();
+  await using fixture = await TmuxFixture.empty();
+  const result = await runStart(["--doctor", "-S", fixture.socketPath, "--max-bytes", "99"], {
+    env: { LIBTMUX_SAFETY: "", LIBTMUX_MCP_MAX_LINES: "80" },
+  });
+  assertEquals(result.code, 0, result.stdout);
+  assertStringIncludes(result.stdout, "no tmux server runs there now");
+  // A clamped number is shown where the user checks the setup; it does not stop the server.
+  assertStringIncludes(result.stdout, "warn  setting: --max-bytes clamped to 4000");
+  // Variables that set something travel into the configuration; empty ones mean unset.
+  assertStringIncludes(result.stdout, `"LIBTMUX_MCP_MAX_LINES": "80"`);
+  assert(!result.stdout.includes("LIBTMUX_SAFETY"), "an empty variable is no setting");
+  assertStringIncludes(result.stdout, "caller: not inside tmux");
+  let running = true;
   try {
-    const result = await runStart(["--doctor", "-S", fixture.socketPath, "--max-bytes", "99"], {
-      env: { LIBTMUX_SAFETY: "", LIBTMUX_MCP_MAX_LINES: "80" },
-    });
-    assertEquals(result.code, 0, result.stdout);
-    assertStringIncludes(result.stdout, "no tmux server runs there now");
-    // A clamped number is shown where the user checks the setup; it does not stop the server.
-    assertStringIncludes(result.stdout, "warn  setting: --max-bytes clamped to 4000");
-    // Variables that set something travel into the configuration; empty ones mean unset.
-    assertStringIncludes(result.stdout, `"LIBTMUX_MCP_MAX_LINES": "80"`);
-    assert(!result.stdout.includes("LIBTMUX_SAFETY"), "an empty variable is no setting");
-    assertStringIncludes(result.stdout, "caller: not inside tmux");
-    let running = true;
-    try {
-      await fixture.tmux("list-sessions");
-    } catch (error) {
-      running = !/no server running|error connecting/.test(String(error));
-    }
-    assertEquals(running, false, "the doctor did not start a tmux server");
-  } finally {
-    await fixture.close();
+    await fixture.tmux("list-sessions");
+  } catch (error) {
+    running = !/no server running|error connecting/.test(String(error));
   }
+  assertEquals(running, false, "the doctor did not start a tmux server");
 });
 
 Deno.test("--doctor: a socket path in a directory that does not exist, or that is a directory, is not ready (exit 1)", async () => {
-  const fixture = await TmuxFixture.empty();
-  try {
-    const dir = `${fixture.dir}/no such dir`;
-    const result = await runStart(["--doctor", "-S", `${dir}/tmux.sock`]);
-    assertEquals(result.code, 1, result.stdout);
-    assertStringIncludes(
-      result.stdout,
-      `FAIL  socket: socket ${dir}/tmux.sock: its directory ${dir} does not exist`,
-    );
-    assertStringIncludes(result.stdout, `create it (mkdir -p '${dir}')`);
-    assertStringIncludes(result.stdout, "Not ready");
-    // An existing directory with no server in it is only a warning.
-    const fine = await runStart(["--doctor", "-S", fixture.socketPath]);
-    assertEquals(fine.code, 0, fine.stdout);
-    assertStringIncludes(fine.stdout, "no tmux server runs there now");
-    // The path itself a directory: tmux can never make a socket of it.
-    const directory = await runStart(["--doctor", "-S", fixture.dir]);
-    assertEquals(directory.code, 1, directory.stdout);
-    assertStringIncludes(
-      directory.stdout,
-      `FAIL  socket: socket ${fixture.dir} is a directory, so tmux cannot create its socket there`,
-    );
-    assertStringIncludes(directory.stdout, `-S ${fixture.dir}/tmux.sock`);
-  } finally {
-    await fixture.close();
-  }
+  await using fixture = await TmuxFixture.empty();
+  const dir = `${fixture.dir}/no such dir`;
+  const result = await runStart(["--doctor", "-S", `${dir}/tmux.sock`]);
+  assertEquals(result.code, 1, result.stdout);
+  assertStringIncludes(
+    result.stdout,
+    `FAIL  socket: socket ${dir}/tmux.sock: its directory ${dir} does not exist`,
+  );
+  assertStringIncludes(result.stdout, `create it (mkdir -p '${dir}')`);
+  assertStringIncludes(result.stdout, "Not ready");
+  // An existing directory with no server in it is only a warning.
+  const fine = await runStart(["--doctor", "-S", fixture.socketPath]);
+  assertEquals(fine.code, 0, fine.stdout);
+  assertStringIncludes(fine.stdout, "no tmux server runs there now");
+  // The path itself a directory: tmux can never make a socket of it.
+  const directory = await runStart(["--doctor", "-S", fixture.dir]);
+  assertEquals(directory.code, 1, directory.stdout);
+  assertStringIncludes(
+    directory.stdout,
+    `FAIL  socket: socket ${fixture.dir} is a directory, so tmux cannot create its socket there`,
+  );
+  assertStringIncludes(directory.stdout, `-S ${fixture.dir}/tmux.sock`);
 });
 
 Deno.test("--doctor: a tmux it may not run makes it not ready (exit 1)", async () => {

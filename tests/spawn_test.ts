@@ -1,14 +1,13 @@
 /** The one-shot process starter under a hung tmux server. */
 
 import { assert, assertRejects } from "./assert.ts";
-import { processTable, TmuxFixture } from "./harness.ts";
+import { processTable, TmuxFixture, whileStopped } from "./harness.ts";
 import { spawnTmux } from "../tmux/spawn.ts";
 
 Deno.test("spawnTmux: a stopped tmux server times out and the client is reaped", async () => {
-  const fx = await TmuxFixture.start();
+  await using fx = await TmuxFixture.start();
   const serverPid = Number(await fx.tmux("display-message", "-p", "#{pid}"));
-  Deno.kill(serverPid, "SIGSTOP");
-  try {
+  await whileStopped(serverPid, async () => {
     // The client hands its stdout to the server, which keeps the pipe open
     // after the client is killed; the timeout must not wait for that pipe.
     await assertRejects(
@@ -26,8 +25,5 @@ Deno.test("spawnTmux: a stopped tmux server times out and the client is reaped",
       .filter((p) => p.args.includes(fx.socketPath) && p.args.includes("list-panes"))
       .map((p) => p.pid);
     assert(clients.length === 0, `clients left: ${clients.join(",")}`);
-  } finally {
-    Deno.kill(serverPid, "SIGCONT");
-    await fx.close();
-  }
+  });
 });

@@ -16,7 +16,7 @@
 
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { assert, assertEquals, wireBytes } from "./assert.ts";
-import { type Session, startServer, type TmuxFixture } from "./harness.ts";
+import { startServer, type TmuxFixture } from "./harness.ts";
 import { outputJsonSchema } from "../mcp/json_schema.ts";
 import { captureSince } from "../tools/capture_since.ts";
 import {
@@ -485,127 +485,121 @@ async function replenish(fx: TmuxFixture): Promise<Topology> {
 }
 
 async function sweep(transport: "control" | "process", seed: number, calls: number) {
-  const fx = await startTopology();
-  let session: Session | undefined;
+  await using fx = await startTopology();
   const outcomes: Outcome[] = [];
-  try {
-    session = await startServer(fx.socketPath, {
-      args: [
-        ...["--transport", transport, "--toolsets", "inspect,manage,execute,teardown"],
-        ...["--wait-max-seconds", "1", "--max-bytes", String(MAX_BYTES)],
-      ],
-    });
-    const { tools } = await session.client.listTools();
-    const gen = new Generator(mulberry32(seed), fx.dir);
-    let topo = await readTopology(fx);
-    for (let i = 0; i < calls; i++) {
-      // Round-robin over tools so every tool gets its share; the mode is random.
-      const tool = tools[i % tools.length];
-      const roll = gen.random();
-      const mode: Mode = roll < 0.5 ? "valid" : roll < 0.8 ? "boundary" : "invalid";
-      const args = gen.args(tool, mode, topo);
-      const outcome: Outcome = { tool: tool.name, mode, args, kind: "ok" };
-      const started = performance.now();
-      if (gen.chance(0.05)) {
-        // A cancelled call: the client gives up at once (any moment is a
-        // valid one); the server must stay healthy and leave nothing behind.
-        const controller = new AbortController();
-        const call = session.client.callTool({ name: tool.name, arguments: args }, undefined, {
-          signal: controller.signal,
-        }).catch(() => undefined);
-        controller.abort();
-        await call;
-        outcome.kind = "cancelled";
-        outcomes.push(outcome);
-        if (changes(tool)) topo = await replenish(fx);
-        continue;
-      }
-      try {
-        const result = await within(
-          CALL_BOUND_MS,
-          `${tool.name} call`,
-          session.client.callTool({ name: tool.name, arguments: args }, undefined, {
-            timeout: CALL_BOUND_MS,
-          }),
-        ) as CallToolResult;
-        const verdict = judge(tool, args, result, gen.tokens, gen.wrongTypeField);
-        outcome.kind = verdict.problem ? "defect" : verdict.kind;
-        outcome.detail = verdict.problem;
-        if (VERBOSE) {
-          const text = result.content?.[0]?.type === "text" ? result.content[0].text : "";
-          console.log(
-            `${i} ${tool.name} [${mode}] ${outcome.kind}: ${brief(args)} -> ${text.slice(0, 160)}`,
-          );
-        }
-      } catch (error) {
-        // The SDK client throws when structuredContent fails the outputSchema.
-        outcome.kind = "defect";
-        outcome.detail = `call threw: ${error instanceof Error ? error.message : String(error)}`;
-      }
-      outcome.ms = performance.now() - started;
+  await using session = await startServer(fx.socketPath, {
+    args: [
+      ...["--transport", transport, "--toolsets", "inspect,manage,execute,teardown"],
+      ...["--wait-max-seconds", "1", "--max-bytes", String(MAX_BYTES)],
+    ],
+  });
+  const { tools } = await session.client.listTools();
+  const gen = new Generator(mulberry32(seed), fx.dir);
+  let topo = await readTopology(fx);
+  for (let i = 0; i < calls; i++) {
+    // Round-robin over tools so every tool gets its share; the mode is random.
+    const tool = tools[i % tools.length];
+    const roll = gen.random();
+    const mode: Mode = roll < 0.5 ? "valid" : roll < 0.8 ? "boundary" : "invalid";
+    const args = gen.args(tool, mode, topo);
+    const outcome: Outcome = { tool: tool.name, mode, args, kind: "ok" };
+    const started = performance.now();
+    if (gen.chance(0.05)) {
+      // A cancelled call: the client gives up at once (any moment is a
+      // valid one); the server must stay healthy and leave nothing behind.
+      const controller = new AbortController();
+      const call = session.client.callTool({ name: tool.name, arguments: args }, undefined, {
+        signal: controller.signal,
+      }).catch(() => undefined);
+      controller.abort();
+      await call;
+      outcome.kind = "cancelled";
       outcomes.push(outcome);
-      try {
-        const listed = await within(10_000, "tools/list", session.client.listTools()) as {
-          tools: Tool[];
-        };
-        if (listed.tools.length !== tools.length) throw new Error("tools/list changed length");
-      } catch (error) {
-        outcomes.push({
-          tool: tool.name,
-          mode,
-          args,
-          kind: "defect",
-          detail: `tools/list after the call failed: ${(error as Error).message}`,
-        });
-        break;
-      }
       if (changes(tool)) topo = await replenish(fx);
+      continue;
     }
-    // Nothing the calls started may outlive them: no child but the control
-    // client, no tmux buffer (paste_text names its own and must delete it).
-    const leftovers = await settled(async () =>
-      (await descendants(session!.transport.pid!)).filter((p) =>
-        !p.args.includes(" -C attach-session ")
-      )
-    );
-    for (const p of leftovers) {
+    try {
+      const result = await within(
+        CALL_BOUND_MS,
+        `${tool.name} call`,
+        session.client.callTool({ name: tool.name, arguments: args }, undefined, {
+          timeout: CALL_BOUND_MS,
+        }),
+      ) as CallToolResult;
+      const verdict = judge(tool, args, result, gen.tokens, gen.wrongTypeField);
+      outcome.kind = verdict.problem ? "defect" : verdict.kind;
+      outcome.detail = verdict.problem;
+      if (VERBOSE) {
+        const text = result.content?.[0]?.type === "text" ? result.content[0].text : "";
+        console.log(
+          `${i} ${tool.name} [${mode}] ${outcome.kind}: ${brief(args)} -> ${text.slice(0, 160)}`,
+        );
+      }
+    } catch (error) {
+      // The SDK client throws when structuredContent fails the outputSchema.
+      outcome.kind = "defect";
+      outcome.detail = `call threw: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    outcome.ms = performance.now() - started;
+    outcomes.push(outcome);
+    try {
+      const listed = await within(10_000, "tools/list", session.client.listTools()) as {
+        tools: Tool[];
+      };
+      if (listed.tools.length !== tools.length) throw new Error("tools/list changed length");
+    } catch (error) {
       outcomes.push({
-        tool: "(leak)",
-        mode: "valid",
-        args: {},
+        tool: tool.name,
+        mode,
+        args,
         kind: "defect",
-        detail: `child process left behind: ${p.args}`,
+        detail: `tools/list after the call failed: ${(error as Error).message}`,
       });
+      break;
     }
-    const buffers = await fx.tmux("list-buffers", "-F", "#{buffer_name}").catch(() => "");
-    if (buffers !== "") {
-      outcomes.push({
-        tool: "(leak)",
-        mode: "valid",
-        args: {},
-        kind: "defect",
-        detail: `tmux buffers left behind: ${buffers.split("\n").join(", ")}`,
-      });
-    }
-    const pwned = [...Deno.readDirSync(fx.dir)].filter((e) => e.name.startsWith("pwned-"));
-    if (pwned.length > 0) {
-      outcomes.push({
-        tool: "(any)",
-        mode: "boundary",
-        args: {},
-        kind: "defect",
-        detail: `a #() in an argument ran a shell command: ${pwned.map((e) => e.name).join(", ")}`,
-      });
-    }
-    const logged = session.stderr().split("\n").filter((l) => l.includes("unexpected error"));
-    for (const line of logged.slice(0, 5)) {
-      outcomes.push({ tool: "(log)", mode: "valid", args: {}, kind: "defect", detail: line });
-    }
-    report(transport, seed, tools.length, outcomes);
-  } finally {
-    await session?.close();
-    await fx.close();
+    if (changes(tool)) topo = await replenish(fx);
   }
+  // Nothing the calls started may outlive them: no child but the control
+  // client, no tmux buffer (paste_text names its own and must delete it).
+  const leftovers = await settled(async () =>
+    (await descendants(session!.transport.pid!)).filter((p) =>
+      !p.args.includes(" -C attach-session ")
+    )
+  );
+  for (const p of leftovers) {
+    outcomes.push({
+      tool: "(leak)",
+      mode: "valid",
+      args: {},
+      kind: "defect",
+      detail: `child process left behind: ${p.args}`,
+    });
+  }
+  const buffers = await fx.tmux("list-buffers", "-F", "#{buffer_name}").catch(() => "");
+  if (buffers !== "") {
+    outcomes.push({
+      tool: "(leak)",
+      mode: "valid",
+      args: {},
+      kind: "defect",
+      detail: `tmux buffers left behind: ${buffers.split("\n").join(", ")}`,
+    });
+  }
+  const pwned = [...Deno.readDirSync(fx.dir)].filter((e) => e.name.startsWith("pwned-"));
+  if (pwned.length > 0) {
+    outcomes.push({
+      tool: "(any)",
+      mode: "boundary",
+      args: {},
+      kind: "defect",
+      detail: `a #() in an argument ran a shell command: ${pwned.map((e) => e.name).join(", ")}`,
+    });
+  }
+  const logged = session.stderr().split("\n").filter((l) => l.includes("unexpected error"));
+  for (const line of logged.slice(0, 5)) {
+    outcomes.push({ tool: "(log)", mode: "valid", args: {}, kind: "defect", detail: line });
+  }
+  report(transport, seed, tools.length, outcomes);
   return outcomes;
 }
 
@@ -658,71 +652,59 @@ Deno.test("the sweep's validator refuses a result that breaks its listed outputS
 });
 
 Deno.test("a session name with ':' or '.' never reaches another session", async () => {
-  const fx = await startTopology();
-  let s: Session | undefined;
-  try {
-    s = await startServer(fx.socketPath, {
-      args: ["--toolsets", "inspect,manage,execute,teardown"],
-    });
-    // tmux stores ':' and '.' in names as '_': these name no session, but as
-    // targets they would select alpha or a window of beta.
-    for (const name of ["alpha.", "beta:1", "beta:0.1", "alpha:"]) {
-      const calls: [string, Record<string, unknown>][] = [
-        ["list_windows", { session: name }],
-        ["list_panes", { session: name }],
-        ["get_session_info", { session: name }],
-        ["search_panes", { pattern: "x", session: name }],
-        ["show_environment", { session: name }],
-        ["set_history_limit", { session: name, lines: 5 }],
-        ["set_mouse_enabled", { session: name, enabled: true }],
-        ["rename_session", { session: name, newName: "renamed" }],
-        ["create_window", { session: name }],
-        ["move_window", { windowId: "@0", destinationSession: name }],
-        ["kill_session", { session: name }],
-      ];
-      for (const [tool, args] of calls) {
-        const text = await s.fails(tool, args);
-        assert(text.includes("no such session"), `${tool} with "${name}": ${text}`);
-      }
+  await using fx = await startTopology();
+  await using s = await startServer(fx.socketPath, {
+    args: ["--toolsets", "inspect,manage,execute,teardown"],
+  });
+  // tmux stores ':' and '.' in names as '_': these name no session, but as
+  // targets they would select alpha or a window of beta.
+  for (const name of ["alpha.", "beta:1", "beta:0.1", "alpha:"]) {
+    const calls: [string, Record<string, unknown>][] = [
+      ["list_windows", { session: name }],
+      ["list_panes", { session: name }],
+      ["get_session_info", { session: name }],
+      ["search_panes", { pattern: "x", session: name }],
+      ["show_environment", { session: name }],
+      ["set_history_limit", { session: name, lines: 5 }],
+      ["set_mouse_enabled", { session: name, enabled: true }],
+      ["rename_session", { session: name, newName: "renamed" }],
+      ["create_window", { session: name }],
+      ["move_window", { windowId: "@0", destinationSession: name }],
+      ["kill_session", { session: name }],
+    ];
+    for (const [tool, args] of calls) {
+      const text = await s.fails(tool, args);
+      assert(text.includes("no such session"), `${tool} with "${name}": ${text}`);
     }
-    const sessions = (await readTopology(fx)).names.sort();
-    assert(sessions.join(",") === "alpha,beta", `sessions now: ${sessions.join(",")}`);
-  } finally {
-    await s?.close();
-    await fx.close();
   }
+  const sessions = (await readTopology(fx)).names.sort();
+  assert(sessions.join(",") === "alpha,beta", `sessions now: ${sessions.join(",")}`);
 });
 
 Deno.test("values that look like flags or carry control characters are taken literally or refused", async () => {
-  const fx = await startTopology();
-  let s: Session | undefined;
-  try {
-    s = await startServer(fx.socketPath, { args: ["--wait-max-seconds", "2"] });
-    const topo = await readTopology(fx);
-    // A leading "-" must not reach tmux as a flag.
-    const session = await s.ok<{ session: { name: string } }>("rename_session", {
-      session: "beta",
-      newName: "-b",
-    });
-    assertEquals(session.session.name, "-b");
-    const window = await s.ok<{ window: { name: string } }>("rename_window", {
-      windowId: topo.windows[0],
-      newName: "-w",
-    });
-    assertEquals(window.window.name, "-w");
-    const waiting = s.ok<{ signalled: boolean }>("wait_for_channel", {
-      channel: "-c",
-      timeoutSeconds: 2,
-    });
-    await s.ok("signal_channel", { channel: "-c" });
-    assertEquals((await waiting).signalled, true);
-    // tmux silently keeps the old title for one with a control character.
-    for (const title of ["a\nb", "tab\there", "\x1b[31mred"]) {
-      const text = await s.fails("set_pane_title", { paneId: topo.panes[0], title });
-      assert(text.includes("control character"), text);
-    }
-  } finally {
-    await s?.close();
-    await fx.close();
+  await using fx = await startTopology();
+  await using s = await startServer(fx.socketPath, { args: ["--wait-max-seconds", "2"] });
+  const topo = await readTopology(fx);
+  // A leading "-" must not reach tmux as a flag.
+  const session = await s.ok<{ session: { name: string } }>("rename_session", {
+    session: "beta",
+    newName: "-b",
+  });
+  assertEquals(session.session.name, "-b");
+  const window = await s.ok<{ window: { name: string } }>("rename_window", {
+    windowId: topo.windows[0],
+    newName: "-w",
+  });
+  assertEquals(window.window.name, "-w");
+  const waiting = s.ok<{ signalled: boolean }>("wait_for_channel", {
+    channel: "-c",
+    timeoutSeconds: 2,
+  });
+  await s.ok("signal_channel", { channel: "-c" });
+  assertEquals((await waiting).signalled, true);
+  // tmux silently keeps the old title for one with a control character.
+  for (const title of ["a\nb", "tab\there", "\x1b[31mred"]) {
+    const text = await s.fails("set_pane_title", { paneId: topo.panes[0], title });
+    assert(text.includes("control character"), text);
   }
 });

@@ -967,19 +967,14 @@ workspaceTest("a session name tmux would read as an id is refused", async (fx, s
 // version. No server runs, so the control transport takes its fallback too.
 for (const transport of TRANSPORTS) {
   Deno.test(`create_session on a socket path whose directory is missing says so [${transport}]`, async () => {
-    const fx = await TmuxFixture.empty();
-    const s = await startServer(`${fx.dir}/no/such/dir/tmux.sock`, {
+    await using fx = await TmuxFixture.empty();
+    await using s = await startServer(`${fx.dir}/no/such/dir/tmux.sock`, {
       args: [...ALL_TOOLSETS, "--transport", transport],
     });
-    try {
-      const error = await s.fails("create_session", { name: "x" });
-      assertStringIncludes(error, `tmux cannot use socket ${fx.dir}/no/such/dir/tmux.sock`);
-      assertStringIncludes(error, "(no such file or directory)");
-      assertStringIncludes(error, "a directory that exists");
-    } finally {
-      await s.close();
-      await fx.close();
-    }
+    const error = await s.fails("create_session", { name: "x" });
+    assertStringIncludes(error, `tmux cannot use socket ${fx.dir}/no/such/dir/tmux.sock`);
+    assertStringIncludes(error, "(no such file or directory)");
+    assertStringIncludes(error, "a directory that exists");
   });
 }
 
