@@ -129,9 +129,9 @@ serverTest(
   "wait_for_text returns a cursor: send, wait, send, wait with no capture_since between",
   async (fx, s, pane) => {
     await fx.runInPane(pane, "true");
-    const { cursor: start } = await s.ok<{ cursor: string }>("capture_since", { paneId: pane });
+    const { cursor: start } = await s.ok("capture_since", { paneId: pane });
     await s.ok("send_keys", { paneId: pane, text: "echo one-$((1+1))", enter: true });
-    const first = await s.ok<{ outcome: string; cursor: string }>("wait_for_text", {
+    const first = await s.ok("wait_for_text", {
       cursor: start,
       patterns: ["^one-2$"],
       timeoutSeconds: 10,
@@ -139,14 +139,14 @@ serverTest(
     assertEquals(first.outcome, "matched");
     assertEquals(typeof first.cursor, "string");
     await s.ok("send_keys", { paneId: pane, text: "echo two-$((1+1))", enter: true });
-    const second = await s.ok<{ outcome: string; cursor: string }>("wait_for_text", {
+    const second = await s.ok("wait_for_text", {
       cursor: first.cursor,
       patterns: ["^two-2$"],
       timeoutSeconds: 10,
     });
     assertEquals(second.outcome, "matched");
     // Output before a wait's cursor does not count again.
-    const again = await s.ok<{ outcome: string }>("wait_for_text", {
+    const again = await s.ok("wait_for_text", {
       cursor: second.cursor,
       patterns: ["^one-2$", "^two-2$"],
       timeoutSeconds: 0.5,

@@ -16,6 +16,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import config from "../deno.json" with { type: "json" };
+import type { ToolResults } from "./results.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 
@@ -385,7 +386,9 @@ export interface Session {
   stderr(): string;
   /** Calls a tool; returns the raw result. */
   call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
-  /** Calls a tool and returns its structuredContent, failing on an error result. */
+  /** Calls a tool; returns its structuredContent, typed by its output schema; fails on an error. */
+  ok<N extends keyof ToolResults>(name: N, args?: Record<string, unknown>): Promise<ToolResults[N]>;
+  /** Calls a tool and returns its structuredContent as `T`, failing on an error result. */
   ok<T = Record<string, unknown>>(name: string, args?: Record<string, unknown>): Promise<T>;
   /** Calls a tool and returns its error text, failing on success. */
   fails(name: string, args?: Record<string, unknown>): Promise<string>;
@@ -479,12 +482,12 @@ export async function startServer(
     transport,
     stderr: () => stderr,
     call,
-    async ok<T>(name: string, args: Record<string, unknown> = {}) {
+    async ok(name: string, args: Record<string, unknown> = {}) {
       const result = await call(name, args);
       if (result.isError) {
         throw new Error(`${name} failed unexpectedly: ${JSON.stringify(result.content)}`);
       }
-      return result.structuredContent as T;
+      return result.structuredContent as never;
     },
     async fails(name: string, args: Record<string, unknown> = {}) {
       const result = await call(name, args);

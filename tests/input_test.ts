@@ -271,7 +271,7 @@ serverTest(
   async (fixture, session, pane) => {
     // Text, then two BSpace that delete "#x", then Enter.
     await signalledBy(fixture, "typed", async () => {
-      const r = await session.ok<{ paneId: string; sent: string }>("send_keys", {
+      const r = await session.ok("send_keys", {
         paneId: pane,
         text: "echo typed-$((40+2)); tmux wait-for -S typed #x",
         keys: ["BSpace", "BSpace"],
@@ -407,7 +407,7 @@ serverTest(
     assertStringIncludes(ran, "is in a mode");
     assertEquals(await fixture.tmux("show-options", "-p", "-t", pane), "");
     assertEquals(await fixture.tmux("list-buffers"), "");
-    const next = await session.ok<{ outcome: string }>("run_shell_command", {
+    const next = await session.ok("run_shell_command", {
       paneId: pane,
       command: "echo fine",
     });
@@ -499,7 +499,7 @@ serverTest(
       );
       await eventually(async () => (await screen(fixture, pane)).includes("READY"), "READY");
       await signalledBy(fixture, `raw-${bracketed}`, async () => {
-        const r = await session.ok<{ bytes: number }>("paste_text", {
+        const r = await session.ok("paste_text", {
           paneId: pane,
           text,
           bracketed,
@@ -523,7 +523,7 @@ serverTest(
   async (fixture, session, pane) => {
     const text = "echo first-line\necho 'second line' é\ntmux wait-for -S pasted";
     await signalledBy(fixture, "pasted", async () => {
-      const r = await session.ok<{ paneId: string; bytes: number }>("paste_text", {
+      const r = await session.ok("paste_text", {
         paneId: pane,
         text,
         enter: true,
@@ -550,7 +550,7 @@ serverTest(
       (_, i) => `${String(i).padStart(5, "0")} ${"y".repeat(73)}`,
     );
     const big = lines.join("\n") + "\n";
-    const r = await session.ok<{ bytes: number }>("paste_text", {
+    const r = await session.ok("paste_text", {
       paneId: cat,
       text: big,
       bracketed: false,
@@ -622,7 +622,7 @@ serverTest(
     await eventually(async () => (await screen(fixture, pane)).includes("READY"), "READY");
     let sent = "";
     await signalledBy(fixture, "raw-keys", async () => {
-      sent = (await session.ok<{ sent: string }>("send_keys", { paneId: pane, keys })).sent;
+      sent = (await session.ok("send_keys", { paneId: pane, keys })).sent;
     });
     assertEquals(await Deno.readTextFile(out), expected);
     assertStringIncludes(

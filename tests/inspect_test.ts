@@ -22,16 +22,14 @@ serverTest("list tools read the topology tmux reports", async (fx, s) => {
   await fx.tmux("new-window", "-t", "main:", "-n", "second");
   await fx.tmux("split-window", "-t", "main:second");
   await fx.tmux("new-session", "-d", "-s", "other");
-  const { sessions } = await s.ok<{ sessions: { name: string; windows: number }[] }>(
-    "list_sessions",
-  );
+  const { sessions } = await s.ok("list_sessions");
   assertEquals(sessions.map((x) => [x.name, x.windows]).sort(), [["main", 2], ["other", 1]]);
-  const { windows } = await s.ok<{ windows: { name: string; panes: number }[] }>("list_windows", {
+  const { windows } = await s.ok("list_windows", {
     session: "main",
   });
   assertEquals(windows.map((w) => w.panes), [1, 2]);
   assertEquals(windows[1].name, "second");
-  const all = await s.ok<{ panes: Pane[] }>("list_panes");
+  const all = await s.ok("list_panes");
   const expected = (await fx.tmux("list-panes", "-a", "-F", "#{pane_id}")).split("\n");
   assertEquals(all.panes.map((p) => p.paneId), expected);
   // The text block tells the same panes, one line each, to clients that ignore structure.
@@ -39,9 +37,9 @@ serverTest("list tools read the topology tmux reports", async (fx, s) => {
   assertEquals(text[0], `${expected.length} panes:`);
   assertEquals(text.slice(1).map((line) => line.split(" ")[0]), expected);
   const secondId = await fx.tmux("display-message", "-p", "-t", "main:second", "#{window_id}");
-  const inWindow = await s.ok<{ panes: Pane[] }>("list_panes", { windowId: secondId });
+  const inWindow = await s.ok("list_panes", { windowId: secondId });
   assertEquals(inWindow.panes.length, 2);
-  const mismatched = await s.ok<{ panes: Pane[] }>("list_panes", {
+  const mismatched = await s.ok("list_panes", {
     windowId: secondId,
     session: "other",
   });
@@ -50,19 +48,16 @@ serverTest("list tools read the topology tmux reports", async (fx, s) => {
 
 serverTest("info tools return one object, read back from tmux", async (fx, s) => {
   const paneId = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
-  const { pane } = await s.ok<{ pane: Pane & { currentCommand: string } }>("get_pane_info", {
+  const { pane } = await s.ok("get_pane_info", {
     paneId,
   });
   assertEquals(pane.paneId, paneId);
   assertEquals(pane.width, 100);
-  const session = await s.ok<{ session: { name: string }; windows: unknown[] }>(
-    "get_session_info",
-    {
-      session: "main",
-    },
-  );
+  const session = await s.ok("get_session_info", {
+    session: "main",
+  });
   assertEquals([session.session.name, session.windows.length], ["main", 1]);
-  const window = await s.ok<{ window: { windowId: string }; panes: Pane[] }>("get_window_info", {
+  const window = await s.ok("get_window_info", {
     windowId: pane.windowId,
   });
   assertEquals(window.panes.map((p) => p.paneId), [paneId]);
@@ -95,7 +90,7 @@ serverTest("info tools return one object, read back from tmux", async (fx, s) =>
         ),
       "the person's client attached",
     );
-    assertEquals((await s.ok<{ clients: number }>("get_server_info")).clients, 1);
+    assertEquals((await s.ok("get_server_info")).clients, 1);
   } finally {
     await person.stdin.close();
     await person.status;
@@ -112,7 +107,7 @@ serverTest("find_pane_by_position resolves corners and indexes", async (fx, s) =
   const right = await fx.tmux("split-window", "-h", "-t", left, "-P", "-F", "#{pane_id}");
   const windowId = await fx.tmux("display-message", "-p", "-t", left, "#{window_id}");
   const at = async (args: Record<string, unknown>) =>
-    (await s.ok<{ pane: Pane }>("find_pane_by_position", { windowId, ...args })).pane.paneId;
+    (await s.ok("find_pane_by_position", { windowId, ...args })).pane.paneId;
   assertEquals(await at({ corner: "top-left" }), left);
   assertEquals(await at({ corner: "bottom-right" }), right);
   assertEquals(await at({ position: 1 }), right);
@@ -131,7 +126,7 @@ serverTest(
     const second = await fx.tmux("split-window", "-t", first, "-P", "-F", "#{pane_id}");
     const windowId = await fx.tmux("display-message", "-p", "-t", first, "#{window_id}");
     const at = async (position: number) =>
-      (await s.ok<{ pane: Pane & { index: number } }>("find_pane_by_position", {
+      (await s.ok("find_pane_by_position", {
         windowId,
         position,
       }))
@@ -154,17 +149,17 @@ serverTest("options, environment and hooks", async (fx, s) => {
   await fx.tmux("set-environment", "-g", "PLAIN_VAR", "visible");
   await fx.tmux("set-environment", "-g", "GITHUB_TOKEN", "s3cr3t");
   await fx.tmux("set-hook", "-t", "main", "after-split-window", "display-message hi");
-  const option = await s.ok<{ value: string | null }>("show_option", {
+  const option = await s.ok("show_option", {
     name: "history-limit",
     scope: "Session",
   });
   assertEquals(option.value, "4321");
-  const user = await s.ok<{ value: string | null }>("show_option", {
+  const user = await s.ok("show_option", {
     name: "@theme",
     scope: "Server",
   });
   assertEquals(user.value, "dark #{x}");
-  const unset = await s.ok<{ value: string | null }>("show_option", { name: "@unset" });
+  const unset = await s.ok("show_option", { name: "@unset" });
   assertEquals(unset.value, null);
   const bad = await s.fails("show_option", { name: "not-an-option" });
   assert(!bad.includes("not-an-option"), "the rejected name is not echoed");
@@ -173,28 +168,20 @@ serverTest("options, environment and hooks", async (fx, s) => {
   assertStringIncludes(bad, "full tmux option name such as history-limit");
   const ambiguous = await s.fails("show_option", { name: "status-l" });
   assertStringIncludes(ambiguous, "no option by that name (it starts several option names)");
-  const names = await s.ok<{ variables: { name: string; value?: string; withheld: boolean }[] }>(
-    "show_environment",
-  );
+  const names = await s.ok("show_environment");
   const plain = names.variables.find((v) => v.name === "PLAIN_VAR");
   assert(plain && plain.value === undefined, "no values without a name");
   assertEquals(names.variables.find((v) => v.name === "GITHUB_TOKEN")?.withheld, true);
-  const one = await s.ok<{ variables: { value?: string }[] }>("show_environment", {
+  const one = await s.ok("show_environment", {
     name: "PLAIN_VAR",
   });
   assertEquals(one.variables[0].value, "visible");
-  const secret = await s.ok<{ variables: { value?: string; withheld: boolean }[] }>(
-    "show_environment",
-    {
-      name: "GITHUB_TOKEN",
-    },
-  );
+  const secret = await s.ok("show_environment", {
+    name: "GITHUB_TOKEN",
+  });
   assertEquals([secret.variables[0].value, secret.variables[0].withheld], [undefined, true]);
   assert(!JSON.stringify(secret).includes("s3cr3t"));
-  const hooks = await s.ok<{ hooks: { name: string; index: number; command: string }[] }>(
-    "show_hooks",
-    {},
-  );
+  const hooks = await s.ok("show_hooks", {});
   assertEquals(hooks.hooks, [{
     name: "after-split-window",
     index: 0,
@@ -215,19 +202,19 @@ serverTest(
       [server.pid, server.sessions, server.windows, server.panes, server.clients],
       [Number(await fx.tmux("display-message", "-p", "#{pid}")), 0, 0, 0, 0],
     );
-    const limit = await s.ok<{ value: string | null }>("show_option", {
+    const limit = await s.ok("show_option", {
       name: "history-limit",
       scope: "Server",
     });
     assertEquals(limit.value, await fx.tmux("show-options", "-g", "-v", "history-limit"));
-    const theme = await s.ok<{ value: string | null }>("show_option", {
+    const theme = await s.ok("show_option", {
       name: "@theme",
       scope: "Server",
     });
     assertEquals(theme.value, "dark");
-    const hooks = await s.ok<{ hooks: { name: string }[] }>("show_hooks", { scope: "Server" });
+    const hooks = await s.ok("show_hooks", { scope: "Server" });
     assertEquals(hooks.hooks.map((h) => h.name), ["after-new-window"]);
-    assert((await s.ok<{ variables: unknown[] }>("show_environment")).variables.length > 0);
+    assert((await s.ok("show_environment")).variables.length > 0);
     assertEquals(await s.ok("list_sessions"), { sessions: [] });
     assertEquals(await s.ok("list_windows"), { windows: [] });
     assertEquals(await s.ok("list_panes"), { panes: [] });
@@ -248,15 +235,13 @@ serverTest("environment values with newlines and quotes are read exactly", async
   await fx.tmux("set-environment", "-g", "MULTI", "a\nINJECTED=1\nsession_name=x");
   await fx.tmux("set-environment", "-g", "TRICKY", tricky);
   await fx.tmux("set-environment", "-g", "-r", "GONE");
-  const all = await s.ok<{ variables: { name: string; isRemoved: boolean }[] }>(
-    "show_environment",
-  );
+  const all = await s.ok("show_environment");
   const names = all.variables.map((v) => v.name);
   assert(names.includes("MULTI") && names.includes("TRICKY"), names.join(" "));
   assert(!names.includes("INJECTED") && !names.includes("session_name"), "no invented variables");
   assertEquals(all.variables.find((v) => v.name === "GONE")?.isRemoved, true);
   const value = async (name: string) =>
-    (await s.ok<{ variables: { value?: string }[] }>("show_environment", { name })).variables[0]
+    (await s.ok("show_environment", { name })).variables[0]
       .value;
   assertEquals(await value("MULTI"), "a\nINJECTED=1\nsession_name=x");
   assertEquals(await value("TRICKY"), tricky);
@@ -271,7 +256,7 @@ serverTest("environment values with newlines and quotes are read exactly", async
 serverTest("capture_pane and snapshot_pane read what the pane shows", async (fx, s) => {
   const paneId = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
   await fx.runInPane(paneId, "clear; printf 'alpha\\nbeta ü 日本\\n'");
-  const capture = await s.ok<{ content: { lines: string[] } }>("capture_pane", { paneId });
+  const capture = await s.ok("capture_pane", { paneId });
   assert(capture.content.lines.includes("alpha"));
   assert(capture.content.lines.includes("beta ü 日本"));
   const snap = await s.ok<
@@ -374,7 +359,7 @@ serverTest(
     // The budget the error names is enough for the whole list.
     await atNamedBudget(fx.socketPath, error, async (wider, needed) => {
       assert(needed > 4000, `${needed} is over the budget`);
-      const whole = await wider.ok<{ sessions: unknown[] }>("list_sessions", {});
+      const whole = await wider.ok("list_sessions", {});
       assertEquals(whole.sessions.length, 41);
     });
   },
@@ -462,7 +447,7 @@ serverTest(
     await fx.tmux("rename-session", "-t", "main", name.replaceAll("#", "##"));
     const listed = await fx.tmux("list-sessions", "-F", "#{session_name}");
     assertEquals(listed, name);
-    const { sessions } = await s.ok<{ sessions: { name: string }[] }>("list_sessions");
+    const { sessions } = await s.ok("list_sessions");
     assertEquals(sessions.map((x) => x.name), [name]);
     await s.ok("get_session_info", { session: listed });
     await s.ok("list_panes", { session: listed });
@@ -619,9 +604,9 @@ serverTest(
   async (fx, s) => {
     const paneId = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
     await fx.tmux("new-window", "-t", "main:");
-    const { panes } = await s.ok<{ panes: Pane[] }>("list_panes");
+    const { panes } = await s.ok("list_panes");
     assertEquals(panes.filter((p) => p.isCaller).map((p) => p.paneId), [paneId]);
-    const snap = await s.ok<{ pane: Pane }>("snapshot_pane", {});
+    const snap = await s.ok("snapshot_pane", {});
     assertEquals(snap.pane.paneId, paneId);
   },
   { env: (fx) => ({ TMUX: `${fx.socketPath},1,0`, TMUX_PANE: "%0" }) },
@@ -648,7 +633,7 @@ for (const transport of TRANSPORTS) {
           args: ["--transport", transport, "--toolsets", "inspect,execute,teardown"],
           env: { TMUX: `${socketPath},${pid},0`, TMUX_PANE: caller },
         });
-        const { panes } = await s.ok<{ panes: Pane[] }>("list_panes");
+        const { panes } = await s.ok("list_panes");
         assertEquals(panes.filter((p) => p.isCaller).map((p) => p.paneId), [caller], spelled);
         assertStringIncludes(await s.fails("kill_pane", { paneId: caller }), "this server");
       }
@@ -683,11 +668,11 @@ serverTest(
     // that pane closed, and hands them to the servers it starts later.
     const first = await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}");
     assert(first !== "%99", "the fixture has no pane %99");
-    const { panes } = await s.ok<{ panes: Pane[] }>("list_panes");
+    const { panes } = await s.ok("list_panes");
     assert(panes.every((p) => !p.isCaller), "no pane is marked");
     // Reading tools default to the active pane of the first session, not to a missing pane.
-    assertEquals((await s.ok<{ pane: Pane }>("snapshot_pane", {})).pane.paneId, first);
-    assertEquals((await s.ok<{ paneId: string }>("capture_pane", {})).paneId, first);
+    assertEquals((await s.ok("snapshot_pane", {})).pane.paneId, first);
+    assertEquals((await s.ok("capture_pane", {})).paneId, first);
     assert(
       !(s.client.getInstructions() ?? "").includes("%99"),
       "the instructions name no own pane",
@@ -699,7 +684,7 @@ serverTest(
 serverTest(
   "caller: TMUX pointing at another socket marks nothing",
   async (_fx, s) => {
-    const { panes } = await s.ok<{ panes: Pane[] }>("list_panes");
+    const { panes } = await s.ok("list_panes");
     assert(panes.every((p) => !p.isCaller));
   },
   { env: () => ({ TMUX: "/tmp/some-other-socket,1,0", TMUX_PANE: "%0" }) },
@@ -864,7 +849,7 @@ serverTest(
   async (fx, s, pane) => {
     const view = (p: Pane) => new TextEncoder().encode(p.title!).length;
     const title = "é".repeat(1000);
-    const set = await s.ok<{ pane: Pane }>("set_pane_title", { paneId: pane, title });
+    const set = await s.ok("set_pane_title", { paneId: pane, title });
     assertEquals(await fx.tmux("display-message", "-p", "-t", pane, "#{pane_title}"), title);
     assert(view(set.pane) <= 256 && set.pane.title!.endsWith("é\u2026"), set.pane.title!);
     // A program sets a longer one with an escape sequence; reads of its pane still fit.
@@ -874,9 +859,9 @@ serverTest(
         (await fx.tmux("display-message", "-p", "-t", pane, "#{pane_title}")).length > 4000,
       "the program's title is set",
     );
-    const info = await s.ok<{ pane: Pane }>("get_pane_info", { paneId: pane });
+    const info = await s.ok("get_pane_info", { paneId: pane });
     assert(view(info.pane) <= 256 && info.pane.title!.startsWith("TTT"), info.pane.title!);
-    const listed = await s.ok<{ panes: Pane[] }>("list_panes", {});
+    const listed = await s.ok("list_panes", {});
     assertEquals(listed.panes[0].title, info.pane.title);
   },
   { args: ["--max-bytes", "4000"] },
@@ -993,9 +978,9 @@ serverTest(
     await fx.runInPane(one, "echo needle-in-one");
     const zero = (await fx.tmux("list-panes", "-s", "-t", "=0:", "-F", "#{pane_id}")).split("\n");
     for (const pane of zero) await fx.runInPane(pane, "echo needle-in-zero");
-    const listed = await s.ok<{ panes: Pane[] }>("list_panes", { session: "1" });
+    const listed = await s.ok("list_panes", { session: "1" });
     assertEquals(listed.panes.map((p) => p.paneId), [one]);
-    const found = await s.ok<{ panes: { paneId: string }[] }>("search_panes", {
+    const found = await s.ok("search_panes", {
       pattern: "needle-in",
       session: "1",
     });
@@ -1004,7 +989,7 @@ serverTest(
     const windowOfMain = await fx.tmux("display-message", "-p", "-t", "main", "#{window_id}");
     await fx.tmux("new-session", "-d", "-s", windowOfMain);
     const named = await fx.tmux("list-panes", "-s", "-t", `=${windowOfMain}:`, "-F", "#{pane_id}");
-    const byName = await s.ok<{ panes: Pane[] }>("list_panes", { session: windowOfMain });
+    const byName = await s.ok("list_panes", { session: windowOfMain });
     assertEquals(byName.panes.map((p) => p.paneId), [named]);
     // A session that does not exist is named as such, not as a missing window.
     assertStringIncludes(await s.fails("list_panes", { session: "no-such" }), "no such session");
@@ -1045,9 +1030,7 @@ serverTest(
     // What tmux lists once per session that shows it, counted once.
     const distinct = async (list: string, id: string) =>
       new Set((await fx.tmux(list, "-a", "-F", `#{${id}}`)).split("\n")).size;
-    const server = await s.ok<{ sessions: number; windows: number; panes: number }>(
-      "get_server_info",
-    );
+    const server = await s.ok("get_server_info");
     assertEquals(
       [server.sessions, server.windows, server.panes],
       [3, await distinct("list-windows", "window_id"), await distinct("list-panes", "pane_id")],
@@ -1083,7 +1066,7 @@ serverTest(
     await fx.tmux("set-option", "-s", "@both", "server");
     await fx.tmux("set-option", "-g", "@both", "session");
     const value = async (name: string, paneId?: string) =>
-      (await s.ok<{ value: string | null }>("show_option", { name, scope: "Server", paneId }))
+      (await s.ok("show_option", { name, scope: "Server", paneId }))
         .value;
     for (const paneId of [undefined, pane]) {
       assertEquals(await value("@plugin", paneId), "tmux-plugins/tpm");
@@ -1094,7 +1077,7 @@ serverTest(
     }
     // Built-in options still read their own global value.
     assertEquals(
-      (await s.ok<{ value: string | null }>("show_option", {
+      (await s.ok("show_option", {
         name: "history-limit",
         scope: "Server",
       })).value,

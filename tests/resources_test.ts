@@ -205,7 +205,7 @@ Deno.test("resources: a listing over --max-bytes comes in pages that each fit it
     assertEquals(uris.length, 2 + 2 * 31, "capabilities, sessions and two per pane");
     // Nonsense, the positional cursor of earlier versions, and another tool's cursor.
     const pane = await firstPane(fx);
-    const { cursor: since } = await s.ok<{ cursor: string }>("capture_since", { paneId: pane });
+    const { cursor: since } = await s.ok("capture_since", { paneId: pane });
     for (const foreign of ["bogus", "r2", since]) {
       const error = await rejection(() => s.client.listResources({ cursor: foreign }));
       assertStringIncludes(error, "-32602");
@@ -515,7 +515,7 @@ for (const transport of ["control", "process"]) {
     await withNotifications(args, async (_fx, s, n) => {
       await s.client.listResources();
       const from = n.mark();
-      const { pane } = await s.ok<{ pane: { paneId: string } }>("create_window", {
+      const { pane } = await s.ok("create_window", {
         session: "main",
       });
       await s.ok("split_window", { paneId: pane.paneId });
@@ -834,7 +834,7 @@ for (const transport of ["control", "process"]) {
       const attached = async () => ({
         resource: JSON.parse(await readText(s, "tmux://sessions"))
           .map((x: { attached: number }) => x.attached),
-        tool: (await s.ok<{ sessions: { attached: number }[] }>("list_sessions")).sessions
+        tool: (await s.ok("list_sessions")).sessions
           .map((x) => x.attached),
       });
       assertEquals(await attached(), { resource: [0], tool: [0] });
@@ -1071,7 +1071,7 @@ Deno.test("resources (process): the server's own watch clients coming and going 
   // Each wait attaches a watch client and lasts its full second, so
   // without the filter a check would run for each client's coming and going.
   for (let i = 0; i < 2; i++) {
-    const wait = await s.ok<{ outcome: string }>("wait_for_text", {
+    const wait = await s.ok("wait_for_text", {
       paneId: pane,
       patterns: ["never-printed-here"],
       timeoutSeconds: 1,

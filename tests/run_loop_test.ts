@@ -28,12 +28,12 @@ Deno.test("run_shell_command returns once the prompt is back: a wait on the next
   await withServer(setup(SLOW_PROMPT_BASH), async (fixture, session, pane) => {
     const screen = () => fixture.tmux("capture-pane", "-p", "-t", pane);
     for (let trial = 0; trial < 10; trial++) {
-      const run = await session.ok<{ exitStatus: number }>("run_shell_command", {
+      const run = await session.ok("run_shell_command", {
         paneId: pane,
         command: "true",
       });
       assertEquals(run.exitStatus, 0);
-      const { cursor } = await session.ok<{ cursor: string }>("capture_since", { paneId: pane });
+      const { cursor } = await session.ok("capture_since", { paneId: pane });
       const line = `tmux wait-for gate-${trial}; echo 'listening on port'`;
       await session.ok("send_keys", { paneId: pane, text: line, enter: true });
       // The echo is on screen before the wait begins: only the command's own
@@ -42,7 +42,7 @@ Deno.test("run_shell_command returns once the prompt is back: a wait on the next
         async () => (await screen()).includes(`gate-${trial}; echo`),
         "the typed line is echoed",
       );
-      const early = await session.ok<{ outcome: string }>("wait_for_text", {
+      const early = await session.ok("wait_for_text", {
         paneId: pane,
         patterns: ["listening on port"],
         cursor,
@@ -50,10 +50,12 @@ Deno.test("run_shell_command returns once the prompt is back: a wait on the next
       });
       assertEquals(early.outcome, "timeout", `trial ${trial}: the echo matched`);
       await fixture.tmux("wait-for", "-S", `gate-${trial}`);
-      const late = await session.ok<{ outcome: string; tail: { lines: string[] } }>(
-        "wait_for_text",
-        { paneId: pane, patterns: ["^listening on port$"], cursor, timeoutSeconds: 20 },
-      );
+      const late = await session.ok("wait_for_text", {
+        paneId: pane,
+        patterns: ["^listening on port$"],
+        cursor,
+        timeoutSeconds: 20,
+      });
       assertEquals(late.outcome, "matched", `trial ${trial}`);
       assertStringIncludes(late.tail.lines.join("\n"), "listening on port");
     }

@@ -676,10 +676,11 @@ Deno.test("run_shell_command waits for a new pane's shell to finish starting", a
   await withServer({}, async (fx, s) => {
     // A shell whose start-up runs a program first, as a login shell's profile does.
     const pane = await fx.windowPane("sleep 0.5; exec bash --norc --noprofile");
-    const result = await s.ok<{ outcome: string; exitStatus: number; output: { lines: string[] } }>(
-      "run_shell_command",
-      { paneId: pane, command: "echo ready", timeoutSeconds: 20 },
-    );
+    const result = await s.ok("run_shell_command", {
+      paneId: pane,
+      command: "echo ready",
+      timeoutSeconds: 20,
+    });
     assertEquals([result.outcome, result.exitStatus, result.output.lines], ["completed", 0, [
       "ready",
     ]]);

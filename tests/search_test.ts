@@ -56,7 +56,7 @@ serverTest(
     const matches = found.panes[0].matches;
     assertEquals(matches.map((m) => m.text), ["LINE2", "LINE3 target"]);
     for (const m of matches) {
-      const { content } = await s.ok<{ content: { lines: string[] } }>("capture_pane", {
+      const { content } = await s.ok("capture_pane", {
         paneId: pane,
         start: m.row,
         end: m.row,
@@ -262,7 +262,7 @@ serverTest(
     });
     assertEquals(await fx.tmux("show", "-gv", "@fired"), "1", "the history was cleared");
     const [hit] = found.panes[0].matches;
-    const { content } = await s.ok<{ content: { lines: string[] } }>("capture_pane", {
+    const { content } = await s.ok("capture_pane", {
       paneId: pane,
       start: hit.row,
       end: hit.row,

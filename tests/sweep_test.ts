@@ -686,17 +686,17 @@ Deno.test("values that look like flags or carry control characters are taken lit
   await using s = await startServer(fx.socketPath, { args: ["--wait-max-seconds", "2"] });
   const topo = await readTopology(fx);
   // A leading "-" must not reach tmux as a flag.
-  const session = await s.ok<{ session: { name: string } }>("rename_session", {
+  const session = await s.ok("rename_session", {
     session: "beta",
     newName: "-b",
   });
   assertEquals(session.session.name, "-b");
-  const window = await s.ok<{ window: { name: string } }>("rename_window", {
+  const window = await s.ok("rename_window", {
     windowId: topo.windows[0],
     newName: "-w",
   });
   assertEquals(window.window.name, "-w");
-  const waiting = s.ok<{ signalled: boolean }>("wait_for_channel", {
+  const waiting = s.ok("wait_for_channel", {
     channel: "-c",
     timeoutSeconds: 2,
   });

@@ -128,7 +128,7 @@ teardownTest("kill_session ends one session; windows linked elsewhere survive", 
   const next = await fx.tmux("new-session", "-d", "-s", "next", "-P", "-F", "#{session_id}");
   const first = await s.ok<Killed>("kill_session", { session: main });
   assertEquals(first.killed.sessionIds, [main]);
-  const { sessions } = await s.ok<{ sessions: { sessionId: string }[] }>("list_sessions");
+  const { sessions } = await s.ok("list_sessions");
   assertEquals(sessions.map((x) => x.sessionId), [next]);
   assertStringIncludes(await s.fails("kill_session", { session: "doomed #1" }), "no such session");
   assertStringIncludes(await s.fails("kill_session", { session: "$999" }), "no such session");
@@ -138,7 +138,7 @@ teardownTest("clear_pane_scrollback empties the history and keeps the pane", asy
   const pane = await ids(fx, "#{pane_id}", "main");
   await fx.runInPane(pane, "seq 1 300");
   assert(Number(await ids(fx, "#{history_size}", pane)) > 200, "history to clear");
-  const r = await s.ok<{ pane: { paneId: string; historySize: number } }>("clear_pane_scrollback", {
+  const r = await s.ok("clear_pane_scrollback", {
     paneId: pane,
   });
   assertEquals([r.pane.paneId, r.pane.historySize], [pane, 0]);
@@ -181,7 +181,7 @@ teardownTest("teardown refuses every target holding the caller's pane", async (f
   await fx.tmux("move-window", "-s", window, "-t", "main:0");
   assertEquals(await topology(fx), before, "nothing was destroyed");
   // Other targets stay allowed, and the result shows the caller.
-  const { pane } = await s.ok<{ pane: { isCaller: boolean } }>("get_pane_info", { paneId: caller });
+  const { pane } = await s.ok("get_pane_info", { paneId: caller });
   assertEquals(pane.isCaller, true);
   assertEquals((await s.ok<Killed>("kill_pane", { paneId: sibling })).killed.paneIds, [sibling]);
   assertEquals((await s.ok<Killed>("kill_window", { windowId: spare })).killed.windowIds, [spare]);
@@ -221,7 +221,7 @@ teardownTest(
     assertEquals(await topology(fx), before, "the session and its window stayed");
     // The session survives the move once it has another window: allowed.
     await fx.tmux("new-window", "-d", "-t", "main:");
-    const moved = await s.ok<{ sessionId: string }>("move_window", {
+    const moved = await s.ok("move_window", {
       windowId: window,
       destinationSession: "other",
     });
@@ -324,7 +324,7 @@ Deno.test("the own libtmux-mcp server outlives its last session, also after a re
   assert(sub, `a tmux socket directory in ${dir}: ${found}`);
   const socket = `${dir}/${sub}/libtmux-mcp`;
   for (const round of [1, 2]) {
-    const { session } = await s.ok<{ session: { sessionId: string } }>("create_session", {
+    const { session } = await s.ok("create_session", {
       name: `agent${round}`,
     });
     // create_session itself keeps a (re)started own server alive.
@@ -373,9 +373,7 @@ Deno.test("the own socket named explicitly (-L, LIBTMUX_SOCKET, or its full path
     const tools = listed.map((tool: { name: string }) => tool.name);
     assert(tools.includes("kill_session"), `${label}: teardown is on`);
     await s.ok("create_session", { name: "agent" });
-    const server = await s.ok<{ ownedByThisServer: boolean; socketPath: string }>(
-      "get_server_info",
-    );
+    const server = await s.ok("get_server_info");
     assertEquals(server.ownedByThisServer, true, label);
     assert(server.socketPath.startsWith(dir), `${label}: ${server.socketPath} is private`);
     assertEquals(
@@ -412,7 +410,7 @@ Deno.test("-S through a symbolic link is the own server while that server runs (
   assertEquals((await ownTmux("new-session", "-d", "-s", "own")).code, 0);
   await using s = await startServer(null, { args: viaLink, env });
   assertEquals(await teardownOn(s), true, "the own server's defaults");
-  const server = await s.ok<{ ownedByThisServer: boolean }>("get_server_info");
+  const server = await s.ok("get_server_info");
   assertEquals(server.ownedByThisServer, true);
 });
 

@@ -22,7 +22,7 @@ serverTest(
     for (const [i, name] of TRICKY.entries()) {
       await fx.tmux("new-window", "-d", "-t", `main:${i + 1}`, "-n", name);
     }
-    const { windows } = await s.ok<{ windows: { name: string }[] }>("list_windows", {
+    const { windows } = await s.ok("list_windows", {
       session: "main",
     });
     assertEquals(windows.map((w) => w.name).slice(-TRICKY.length), TRICKY);
@@ -30,19 +30,19 @@ serverTest(
       // tmux keeps the old title when a new one holds control characters.
       if (![...value].some((c) => c < " ")) {
         await fx.tmux("select-pane", "-t", pane, "-T", value);
-        const { pane: view } = await s.ok<{ pane: { title: string } }>("get_pane_info", {
+        const { pane: view } = await s.ok("get_pane_info", {
           paneId: pane,
         });
         assertEquals(view.title, value);
       }
       await fx.tmux("set-option", "-g", "@probe", value);
-      const option = await s.ok<{ value: string }>("show_option", {
+      const option = await s.ok("show_option", {
         name: "@probe",
         scope: "Server",
       });
       assertEquals(option.value, value);
       await fx.tmux("set-environment", "-g", "PROBE", value);
-      const env = await s.ok<{ variables: { value?: string }[] }>("show_environment", {
+      const env = await s.ok("show_environment", {
         name: "PROBE",
       });
       assertEquals(env.variables[0].value, value);
@@ -56,9 +56,7 @@ serverTest("a pane's directory and title cannot forge a pane in list_panes", asy
   await Deno.mkdir(dir);
   const pane = await fx.tmux("new-window", "-P", "-F", "#{pane_id}", "-c", dir, "-t", "main:");
   await fx.tmux("select-pane", "-t", pane, "-T", forged.replaceAll("\t", " "));
-  const { panes } = await s.ok<{ panes: { paneId: string; currentPath: string; title: string }[] }>(
-    "list_panes",
-  );
+  const { panes } = await s.ok("list_panes");
   const real = (await fx.tmux("list-panes", "-a", "-F", "#{pane_id}")).split("\n");
   assertEquals(panes.map((p) => p.paneId), real);
   const view = panes.find((p) => p.paneId === pane);

@@ -90,7 +90,7 @@ async function assertNoFile(path: string): Promise<void> {
 workspaceTest("create_session keeps names literal and returns what tmux stored", async (fx, s) => {
   const names = trickyNames(fx.dir);
   for (const [i, name] of names.entries()) {
-    const r = await s.ok<{ session: Sess; window: Win; pane: Pane }>("create_session", {
+    const r = await s.ok("create_session", {
       name,
       windowName: names[(i + 1) % names.length],
       width: 90,
@@ -108,13 +108,13 @@ workspaceTest("create_session keeps names literal and returns what tmux stored",
   }
   await assertNoFile(`${fx.dir}/expanded`);
   // tmux stores ':' and '.' as '_' in session names: the result says what it stored.
-  const rewritten = await s.ok<{ session: Sess }>("create_session", { name: "api:v1.2" });
+  const rewritten = await s.ok("create_session", { name: "api:v1.2" });
   assertEquals(rewritten.session.name, "api_v1_2");
   assertEquals(await show(fx, rewritten.session.sessionId, "#{session_name}"), "api_v1_2");
   const duplicate = await s.fails("create_session", { name: "api_v1_2" });
   assertStringIncludes(duplicate, "already exists");
   assert(!duplicate.includes("api_v1_2"), "the rejected name is not echoed");
-  const numbered = await s.ok<{ session: Sess }>("create_session", {});
+  const numbered = await s.ok("create_session", {});
   assertEquals(
     await show(fx, numbered.session.sessionId, "#{session_name}"),
     numbered.session.name,
@@ -133,13 +133,13 @@ workspaceTest("environment reaches only the new process and is never echoed", as
   await fx.runInPane(pane, `printf '[%s]\\n' "$MCP_SECRET_VALUE" > ${fx.dir}/env-session`);
   assertEquals(await Deno.readTextFile(`${fx.dir}/env-session`), `[${secret}]\n`);
   // Not left in the session environment for later windows.
-  const later = await s.ok<{ pane: Pane }>("create_window", { session: "envs" });
+  const later = await s.ok("create_window", { session: "envs" });
   await fx.runInPane(
     later.pane.paneId,
     `printf '[%s]\\n' "$MCP_SECRET_VALUE" > ${fx.dir}/env-later`,
   );
   assertEquals(await Deno.readTextFile(`${fx.dir}/env-later`), "[]\n");
-  const window = await s.ok<{ pane: Pane }>("create_window", {
+  const window = await s.ok("create_window", {
     session: "envs",
     environment: { WIN_VAR: "w1", OTHER_VAR: "" },
   });
@@ -148,7 +148,7 @@ workspaceTest("environment reaches only the new process and is never echoed", as
     `printf '[%s|%s]\\n' "$WIN_VAR" "\${OTHER_VAR-unset}" > ${fx.dir}/env-w`,
   );
   assertEquals(await Deno.readTextFile(`${fx.dir}/env-w`), "[w1|]\n");
-  const split = await s.ok<{ pane: Pane }>("split_window", {
+  const split = await s.ok("split_window", {
     paneId: window.pane.paneId,
     environment: { SPLIT_VAR: secret },
   });
@@ -190,7 +190,7 @@ workspaceTest("create_window and split_window return the new objects read back",
   const before = await show(fx, "main", "#{window_id}");
   const names = trickyNames(fx.dir);
   for (const name of names) {
-    const r = await s.ok<{ window: Win; pane: Pane }>("create_window", { session: main, name });
+    const r = await s.ok("create_window", { session: main, name });
     assertEquals(r.window.name, name);
     assertEquals(await show(fx, r.window.windowId, "#{window_name}"), name);
     assertEquals(r.window.activePaneId, r.pane.paneId);
@@ -199,9 +199,9 @@ workspaceTest("create_window and split_window return the new objects read back",
   await assertNoFile(`${fx.dir}/expanded`);
   assertEquals(await show(fx, "main", "#{window_id}"), before);
   // By exact name, and by default (no caller here: the first session).
-  const byName = await s.ok<{ window: Win }>("create_window", { session: "main" });
+  const byName = await s.ok("create_window", { session: "main" });
   assertEquals(byName.window.sessionId, main);
-  const byDefault = await s.ok<{ window: Win }>("create_window", {});
+  const byDefault = await s.ok("create_window", {});
   assertEquals(byDefault.window.sessionId, main);
   assertStringIncludes(await s.fails("create_window", { session: "nope" }), "no such session");
 
@@ -213,9 +213,9 @@ workspaceTest("create_window and split_window return the new objects read back",
     ["Left", "-h", 1],
   ] as const;
   for (const [direction] of cases) {
-    const window = await s.ok<{ window: Win; pane: Pane }>("create_window", { session: main });
+    const window = await s.ok("create_window", { session: main });
     const original = window.pane;
-    const r = await s.ok<{ pane: Pane }>("split_window", {
+    const r = await s.ok("split_window", {
       paneId: original.paneId,
       direction,
       percentage: 30,
@@ -253,19 +253,19 @@ workspaceTest(
   async (fx, s) => {
     const literal = `${fx.dir}/dir #{session_name} #(touch expanded) it's "q"`;
     await Deno.mkdir(literal);
-    const created = await s.ok<{ pane: Pane; startDirectoryConfirmed: boolean }>("create_session", {
+    const created = await s.ok("create_session", {
       name: "dirs",
       startDirectory: literal,
     });
     assertEquals(created.startDirectoryConfirmed, true);
     assertEquals(created.pane.currentPath, literal);
     assertEquals(await show(fx, created.pane.paneId, "#{pane_current_path}"), literal);
-    const window = await s.ok<{ pane: Pane; startDirectoryConfirmed: boolean }>("create_window", {
+    const window = await s.ok("create_window", {
       session: "dirs",
       startDirectory: `${literal}/`,
     });
     assertEquals(window.startDirectoryConfirmed, true);
-    const split = await s.ok<{ pane: Pane; startDirectoryConfirmed: boolean }>("split_window", {
+    const split = await s.ok("split_window", {
       paneId: window.pane.paneId,
       startDirectory: literal,
     });
@@ -274,7 +274,7 @@ workspaceTest(
     // The same directory spelled another way (//, /./, ..) is the same directory.
     const parent = literal.slice(0, literal.lastIndexOf("/"));
     const leaf = literal.slice(literal.lastIndexOf("/") + 1);
-    const spelled = await s.ok<{ startDirectoryConfirmed: boolean }>("split_window", {
+    const spelled = await s.ok("split_window", {
       paneId: window.pane.paneId,
       startDirectory: `/${parent}/./${leaf}/../${leaf}`,
     });
@@ -313,21 +313,21 @@ workspaceTest(
     const moved = `${fx.dir}/moved #{session_name}`;
     await Deno.mkdir(first);
     await Deno.mkdir(moved);
-    const created = await s.ok<{ pane: Pane }>("create_session", {
+    const created = await s.ok("create_session", {
       name: "dirs",
       startDirectory: first,
     });
     // Not the directory this server was started in: the session's active pane's.
-    const window = await s.ok<{ pane: Pane }>("create_window", { session: "dirs" });
+    const window = await s.ok("create_window", { session: "dirs" });
     await inDirectory(window.pane.paneId, first);
     // The pane split is in a window that is not current, and its shell moved:
     // the new pane follows it, not the session's active pane (still in first).
     await fx.runInPane(window.pane.paneId, `cd '${moved}'`);
-    const split = await s.ok<{ pane: Pane }>("split_window", { paneId: window.pane.paneId });
+    const split = await s.ok("split_window", { paneId: window.pane.paneId });
     await inDirectory(split.pane.paneId, moved);
     await inDirectory(created.pane.paneId, first);
     // startDirectory still wins.
-    const given = await s.ok<{ pane: Pane; startDirectoryConfirmed: boolean }>("split_window", {
+    const given = await s.ok("split_window", {
       paneId: window.pane.paneId,
       startDirectory: first,
     });
@@ -340,11 +340,11 @@ workspaceTest("rename_session and rename_window store names literally", async (f
   const sessionId = await show(fx, "main", "#{session_id}");
   const windowId = await show(fx, "main", "#{window_id}");
   for (const name of trickyNames(fx.dir)) {
-    const w = await s.ok<{ window: Win }>("rename_window", { windowId, newName: name });
+    const w = await s.ok("rename_window", { windowId, newName: name });
     assertEquals(w.window.name, name);
     assertEquals(await show(fx, windowId, "#{window_name}"), name);
     assertEquals(await show(fx, windowId, "#{automatic-rename}"), "0");
-    const r = await s.ok<{ session: Sess }>("rename_session", {
+    const r = await s.ok("rename_session", {
       session: sessionId,
       newName: name,
     });
@@ -355,9 +355,9 @@ workspaceTest("rename_session and rename_window store names literally", async (f
   await assertNoFile(`${fx.dir}/expanded`);
   // tmux stores '\\' and '$' escaped in renamed names: the result reports what it stored.
   const odd = "back\\slash $dollar";
-  const stored = await s.ok<{ window: Win }>("rename_window", { windowId, newName: odd });
+  const stored = await s.ok("rename_window", { windowId, newName: odd });
   assertEquals(stored.window.name, await show(fx, windowId, "#{window_name}"));
-  const storedSession = await s.ok<{ session: Sess }>("rename_session", {
+  const storedSession = await s.ok("rename_session", {
     session: sessionId,
     newName: odd,
   });
@@ -365,7 +365,7 @@ workspaceTest("rename_session and rename_window store names literally", async (f
   await s.ok("rename_session", { session: sessionId, newName: trickyNames(fx.dir).at(-1)! });
   // By exact name, then the rewrite of ':' and '.'.
   const last = trickyNames(fx.dir).at(-1)!;
-  const byName = await s.ok<{ session: Sess }>("rename_session", {
+  const byName = await s.ok("rename_session", {
     session: last,
     newName: "a.b:c",
   });
@@ -393,13 +393,13 @@ workspaceTest("set_pane_title keeps the title literal and the active pane", asyn
   const first = await show(fx, "main", "#{pane_id}");
   const second = await fx.tmux("split-window", "-d", "-t", first, "-P", "-F", "#{pane_id}");
   for (const title of trickyNames(fx.dir)) {
-    const r = await s.ok<{ pane: Pane }>("set_pane_title", { paneId: second, title });
+    const r = await s.ok("set_pane_title", { paneId: second, title });
     assertEquals(r.pane.title, title);
     assertEquals(await show(fx, second, "#{pane_title}"), title);
   }
   await assertNoFile(`${fx.dir}/expanded`);
   assertEquals(await show(fx, "main", "#{pane_id}"), first, "active pane unchanged");
-  const cleared = await s.ok<{ pane: Pane }>("set_pane_title", { paneId: second, title: "" });
+  const cleared = await s.ok("set_pane_title", { paneId: second, title: "" });
   assertEquals(cleared.pane.title, null);
   // tmux 3.3 keeps the old title without an error for characters it gives
   // no width (a C1 control, the line separator, an unassigned code point);
@@ -413,14 +413,14 @@ workspaceTest("set_pane_title keeps the title literal and the active pane", asyn
       assertStringIncludes(refused, "kept the pane's previous title");
       assert(!refused.includes("Zq7"), "the title is not echoed");
     } else {
-      const r = await s.ok<{ pane: Pane }>("set_pane_title", { paneId: second, title });
+      const r = await s.ok("set_pane_title", { paneId: second, title });
       assertEquals(r.pane.title, title);
     }
-    const { pane } = await s.ok<{ pane: Pane }>("get_pane_info", { paneId: second });
+    const { pane } = await s.ok("get_pane_info", { paneId: second });
     assertEquals(pane.title, refuses ? "before" : title);
   }
   // A lone surrogate arrives as U+FFFD, which tmux does store.
-  const replaced = await s.ok<{ pane: Pane }>("set_pane_title", {
+  const replaced = await s.ok("set_pane_title", {
     paneId: second,
     title: "a\ud800",
   });
@@ -434,20 +434,20 @@ workspaceTest("set_pane_title keeps the title literal and the active pane", asyn
 workspaceTest("resize_pane sizes panes and zooms idempotently", async (fx, s) => {
   const a = await show(fx, "main", "#{pane_id}");
   const b = await fx.tmux("split-window", "-d", "-h", "-t", a, "-P", "-F", "#{pane_id}");
-  const sized = await s.ok<{ pane: Pane }>("resize_pane", { paneId: a, width: 30 });
+  const sized = await s.ok("resize_pane", { paneId: a, width: 30 });
   assertEquals(sized.pane.width, 30);
   assertEquals(await show(fx, a, "#{pane_width}"), "30");
-  const zoomed = await s.ok<{ pane: Pane }>("resize_pane", { paneId: b, zoom: true });
+  const zoomed = await s.ok("resize_pane", { paneId: b, zoom: true });
   assertEquals([zoomed.pane.zoomed, zoomed.pane.active, zoomed.pane.width], [true, true, 100]);
-  const again = await s.ok<{ pane: Pane }>("resize_pane", { paneId: b, zoom: true });
+  const again = await s.ok("resize_pane", { paneId: b, zoom: true });
   assertEquals([again.pane.zoomed, again.pane.width], [true, 100], "zooming twice stays zoomed");
   assertEquals(await show(fx, b, "#{window_zoomed_flag} #{pane_active}"), "1 1");
   // Zooming another pane while one is zoomed zooms that one.
-  const other = await s.ok<{ pane: Pane }>("resize_pane", { paneId: a, zoom: true });
+  const other = await s.ok("resize_pane", { paneId: a, zoom: true });
   assertEquals([other.pane.zoomed, other.pane.active, other.pane.width], [true, true, 100]);
-  const off = await s.ok<{ pane: Pane }>("resize_pane", { paneId: a, zoom: false });
+  const off = await s.ok("resize_pane", { paneId: a, zoom: false });
   assertEquals(off.pane.zoomed, false);
-  const offAgain = await s.ok<{ pane: Pane }>("resize_pane", { paneId: a, zoom: false });
+  const offAgain = await s.ok("resize_pane", { paneId: a, zoom: false });
   assertEquals(
     [offAgain.pane.zoomed, offAgain.pane.width],
     [false, 30],
@@ -467,14 +467,14 @@ workspaceTest("resize_pane sizes panes and zooms idempotently", async (fx, s) =>
   // Concurrent calls: tmux decides each toggle from the state right before it,
   // so no interleaving undoes another call's zoom.
   const together = await Promise.all(
-    Array.from({ length: 6 }, () => s.ok<{ pane: Pane }>("resize_pane", { paneId: b, zoom: true })),
+    Array.from({ length: 6 }, () => s.ok("resize_pane", { paneId: b, zoom: true })),
   );
   assertEquals(together.map((r) => r.pane.zoomed), Array(6).fill(true));
   assertEquals(await show(fx, b, "#{window_zoomed_flag} #{pane_active}"), "1 1");
   const apart = await Promise.all(
     Array.from(
       { length: 6 },
-      () => s.ok<{ pane: Pane }>("resize_pane", { paneId: b, zoom: false }),
+      () => s.ok("resize_pane", { paneId: b, zoom: false }),
     ),
   );
   assertEquals(apart.map((r) => r.pane.zoomed), Array(6).fill(false));
@@ -485,10 +485,10 @@ workspaceTest("resize_window and select_layout read the window back", async (fx,
   const w = await show(fx, "main", "#{window_id}");
   const first = await show(fx, "main", "#{pane_id}");
   await fx.tmux("split-window", "-d", "-t", first);
-  const r = await s.ok<{ window: Win }>("resize_window", { windowId: w, width: 80, height: 20 });
+  const r = await s.ok("resize_window", { windowId: w, width: 80, height: 20 });
   assertEquals([r.window.width, r.window.height], [80, 20]);
   assertEquals(await show(fx, w, "#{window_width}x#{window_height}"), "80x20");
-  const tall = await s.ok<{ window: Win }>("resize_window", { windowId: w, height: 24 });
+  const tall = await s.ok("resize_window", { windowId: w, height: 24 });
   assertEquals([tall.window.width, tall.window.height], [80, 24]);
   assertStringIncludes(await s.fails("resize_window", { windowId: w }), "nothing to do");
   assertStringIncludes(
@@ -496,7 +496,7 @@ workspaceTest("resize_window and select_layout read the window back", async (fx,
     "no such window",
   );
 
-  const even = await s.ok<{ window: Win }>("select_layout", {
+  const even = await s.ok("select_layout", {
     windowId: w,
     layout: "even-horizontal",
   });
@@ -506,7 +506,7 @@ workspaceTest("resize_window and select_layout read the window back", async (fx,
   assert(panes.every((width) => Math.abs(Number(width) - 39) <= 1), `even widths: ${panes}`);
   const saved = even.window.layout;
   await s.ok("select_layout", { windowId: w, layout: "even-vertical" });
-  const restored = await s.ok<{ window: Win }>("select_layout", { windowId: w, layout: saved });
+  const restored = await s.ok("select_layout", { windowId: w, layout: saved });
   assertEquals(restored.window.layout, saved);
   // Strings tmux 3.3a would crash on never reach it; others come back as errors.
   for (
@@ -590,13 +590,13 @@ workspaceTest(
     assertStringIncludes(other, "resize_window");
     assertEquals(await size(), "100x30", "the window kept its size");
     // Its own size fits; the pane id after a cell is not a size (tmux skips it).
-    const same = await s.ok<{ window: Win }>("select_layout", {
+    const same = await s.ok("select_layout", {
       windowId: w,
       layout: layoutString("100x30,0,0,123456"),
     });
     assertEquals([same.window.width, same.window.height], [100, 30]);
     await fx.tmux("resize-window", "-t", w, "-x", "80", "-y", "24");
-    const resized = await s.ok<{ window: Win }>("select_layout", {
+    const resized = await s.ok("select_layout", {
       windowId: w,
       layout: layoutString("80x24,0,0,0"),
     });
@@ -611,8 +611,7 @@ workspaceTest("select_window resolves directions to ids and selects by id", asyn
   const w1 = await fx.tmux("new-window", "-d", "-t", "main:", "-P", "-F", "#{window_id}");
   const w2 = await fx.tmux("new-window", "-d", "-t", "main:", "-P", "-F", "#{window_id}");
   const current = () => show(fx, "main", "#{window_id}");
-  const pick = async (args: Record<string, unknown>) =>
-    (await s.ok<{ window: Win }>("select_window", args)).window;
+  const pick = async (args: Record<string, unknown>) => (await s.ok("select_window", args)).window;
   assertEquals((await pick({ windowId: w1 })).windowId, w1);
   assertEquals(await current(), w1);
   assertEquals((await pick({ session: sid, direction: "next" })).windowId, w2);
@@ -647,8 +646,7 @@ workspaceTest("select_pane resolves directions geometrically and by index", asyn
   const c = await fx.tmux("split-window", "-d", "-v", "-t", a, "-P", "-F", "#{pane_id}");
   const b = await fx.tmux("split-window", "-d", "-h", "-t", a, "-P", "-F", "#{pane_id}");
   const active = () => show(fx, w, "#{pane_id}");
-  const pick = async (args: Record<string, unknown>) =>
-    (await s.ok<{ pane: Pane }>("select_pane", args)).pane;
+  const pick = async (args: Record<string, unknown>) => (await s.ok("select_pane", args)).pane;
   assertEquals((await pick({ paneId: a, direction: "right" })).paneId, b);
   assertEquals(await active(), b);
   assertEquals((await pick({ windowId: w, direction: "down" })).paneId, c);
@@ -750,8 +748,7 @@ workspaceTest("move_window moves a linked window's link in the session named", a
 workspaceTest("select_window selects a linked window in the session named", async (fx, s) => {
   const { w, w0, b0 } = await linkedWindow(fx);
   const current = (session: string) => show(fx, `${session}:`, "#{window_id}");
-  const pick = async (args: Record<string, unknown>) =>
-    (await s.ok<{ window: Win }>("select_window", args)).window;
+  const pick = async (args: Record<string, unknown>) => (await s.ok("select_window", args)).window;
   // Each session in turn: whichever link tmux would pick for a bare @N, the
   // window must become current in the session asked about, and only there.
   const inMain = await pick({ session: "main", direction: "next" });
@@ -809,7 +806,7 @@ workspaceTest(
     assertEquals(await fx.tmux("show-options", "-v", "-t", "main", "history-limit"), "12345");
     const again = await s.ok<Action>("set_history_limit", { session: sid, lines: 12345 });
     assertEquals(again.changed, false);
-    const created = await s.ok<{ pane: Pane }>("create_window", { session: sid });
+    const created = await s.ok("create_window", { session: sid });
     assertEquals(await show(fx, created.pane.paneId, "#{history_limit}"), "12345");
     assertStringIncludes(
       await s.fails("set_history_limit", { session: "nope", lines: 1 }),
@@ -855,7 +852,7 @@ workspaceTest("respawn_pane restarts a dead pane and refuses a live one", async 
   for (let i = 0; i < 1000 && await show(fx, pane, "#{pane_dead}") !== "1"; i++);
   assertEquals(await show(fx, pane, "#{pane_dead}"), "1");
   const oldPid = await show(fx, pane, "#{pane_pid}");
-  const r = await s.ok<{ pane: Pane }>("respawn_pane", { paneId: pane });
+  const r = await s.ok("respawn_pane", { paneId: pane });
   assertEquals(r.pane.dead, false);
   assertEquals(await show(fx, pane, "#{pane_dead}"), "0");
   assert(String(r.pane.pid) !== oldPid, "a new process");
@@ -865,7 +862,7 @@ workspaceTest("respawn_pane restarts a dead pane and refuses a live one", async 
   assertStringIncludes(live, "killFirst");
   const dir = `${fx.dir}/re #{pane_id}`;
   await Deno.mkdir(dir);
-  const killed = await s.ok<{ pane: Pane; startDirectoryConfirmed: boolean }>("respawn_pane", {
+  const killed = await s.ok("respawn_pane", {
     paneId: pane,
     killFirst: true,
     startDirectory: dir,
@@ -915,17 +912,17 @@ workspaceTest("tools list honest capability records", async (_fx, s) => {
 });
 
 workspaceTest("the process transport gives the same results", async (fx, s) => {
-  const r = await s.ok<{ session: Sess; window: Win; pane: Pane }>("create_session", {
+  const r = await s.ok("create_session", {
     name: "#{pane_id} p",
     windowName: "w #(true)",
   });
   assertEquals([r.session.name, r.window.name], ["#{pane_id} p", "w #(true)"]);
-  const split = await s.ok<{ pane: Pane }>("split_window", {
+  const split = await s.ok("split_window", {
     paneId: r.pane.paneId,
     direction: "Right",
   });
   assertEquals(split.pane.windowId, r.window.windowId);
-  const zoom = await s.ok<{ pane: Pane }>("resize_pane", { paneId: split.pane.paneId, zoom: true });
+  const zoom = await s.ok("resize_pane", { paneId: split.pane.paneId, zoom: true });
   assertEquals(zoom.pane.zoomed, true);
   assertEquals(await show(fx, r.window.windowId, "#{window_zoomed_flag}"), "1");
 }, ["process"]);
@@ -944,12 +941,9 @@ workspaceTest("a session name tmux would read as an id is refused", async (fx, s
   assertEquals(await fx.tmux("list-sessions", "-F", "#{session_id}=#{session_name}"), before);
   // A name with $ elsewhere, or shaped like another kind of id, is a name like any other.
   for (const name of ["a$0", "@0", "%0"]) {
-    const { session } = await s.ok<{ session: { sessionId: string; name: string } }>(
-      "create_session",
-      { name },
-    );
+    const { session } = await s.ok("create_session", { name });
     assertEquals(session.name, name);
-    const info = await s.ok<{ session: { sessionId: string } }>("get_session_info", {
+    const info = await s.ok("get_session_info", {
       session: name,
     });
     assertEquals(info.session.sessionId, session.sessionId);
@@ -1017,7 +1011,7 @@ workspaceTest(
   "environment.PATH reaches the new process through the control client, and not through a one-shot tmux (docs/behaviour.md)",
   async (fx, s) => {
     const path = "/tmux-mcp-custom:/usr/bin:/bin";
-    const created = await s.ok<{ pane: Pane }>("create_window", {
+    const created = await s.ok("create_window", {
       session: "main",
       environment: { PATH: path, TMUX_MCP_MARK: "set" },
     });
@@ -1056,11 +1050,11 @@ workspaceTest(
   "create_session and create_window return names as tmux stored them, escapes included (docs/behaviour.md)",
   async (fx, s) => {
     const odd = "back\\slash\ttab $HOME";
-    const created = await s.ok<{ session: Sess; window: Win }>("create_session", {
+    const created = await s.ok("create_session", {
       name: odd,
       windowName: odd,
     });
-    const window = await s.ok<{ window: Win }>("create_window", { session: "main", name: odd });
+    const window = await s.ok("create_window", { session: "main", name: odd });
     // tmux escapes a new session's name, but stores a new window's name
     // (new-session -n, new-window -n) as given; only rename-window escapes.
     // 3.3 also escapes $ before a letter (docs/tmux-quirks.md).
