@@ -858,7 +858,13 @@ Deno.test("run_shell_command: refuses when the shell does not read the line (pag
     }
     // The shell itself is busy, in a command substitution of a prompt hook:
     // pane_current_command says bash, but the shell would not read the line.
-    await fixture.typeLine(pane, "PROMPT_COMMAND='x=$(tmux wait-for hook-gate)'");
+    // The hook says when it is inside the substitution: until then the shell
+    // may not even have read the line that sets it.
+    await fixture.typeLine(
+      pane,
+      "PROMPT_COMMAND='x=$(tmux wait-for -S hook-in; tmux wait-for hook-gate)'",
+    );
+    await fixture.tmux("wait-for", "hook-in");
     await refused("not waiting at its prompt");
     await fixture.tmux("wait-for", "-S", "hook-gate");
     await fixture.runInPane(pane, "PROMPT_COMMAND=");
