@@ -7,17 +7,17 @@
  * @module
  */
 
-import { CATALOG, nestable, READ_BATCH, readsTerminalContent } from "./mcp/catalog.ts";
+import { CATALOG, nestable, READ_BATCH, readsTerminalContent } from "./server/catalog.ts";
 import {
   capabilitiesDocument,
   capabilitiesProvider,
   type RuntimeFacts,
-} from "./mcp/capabilities.ts";
-import { buildInstructions } from "./mcp/instructions.ts";
-import { isTopologyNotification, LiveResources } from "./mcp/live_resources.ts";
-import { Prompts } from "./mcp/prompts.ts";
-import { DenoStdioTransport } from "./mcp/stdio.ts";
-import { TmuxMcpServer } from "./mcp/server.ts";
+} from "./server/capabilities.ts";
+import { buildInstructions } from "./server/instructions.ts";
+import { isTopologyNotification, LiveResources } from "./server/live_resources.ts";
+import { Prompts } from "./server/prompts.ts";
+import { DenoStdioTransport } from "./server/stdio.ts";
+import { TmuxMcpServer } from "./server/server.ts";
 import {
   type Action,
   type Parsed,
@@ -26,10 +26,10 @@ import {
   SettingsError,
   USAGE,
   withOwnSocketPath,
-} from "./mcp/settings.ts";
-import type { AnyTool } from "./mcp/registry.ts";
-import { selectTools, TOOLSETS } from "./mcp/toolsets.ts";
-import { SERVER_NAME, SERVER_VERSION } from "./mcp/version.ts";
+} from "./core/settings.ts";
+import type { AnyTool } from "./core/registry.ts";
+import { selectTools, TOOLSETS } from "./core/toolsets.ts";
+import { SERVER_NAME, SERVER_VERSION } from "./server/version.ts";
 import { Caller } from "./tmux/caller.ts";
 import { createTransport, isOwnSocket, OWN_SOCKET_NAME, Tmux } from "./tmux/client.ts";
 import { ControlTransport } from "./tmux/control_transport.ts";
@@ -225,7 +225,7 @@ async function main(argv: string[]): Promise<void> {
   }
   if (action === "doctor") {
     // Loaded only here: the checks and client configurations are no part of serving.
-    const { runDoctor } = await import("./mcp/doctor.ts");
+    const { runDoctor } = await import("./server/doctor.ts");
     Deno.exit(await runDoctor(settings, argv, selected, console.log, notes) ? 0 : 1);
   }
   for (const note of notes) console.error(`tmux-mcp: ${note}`);

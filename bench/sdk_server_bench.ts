@@ -1,5 +1,5 @@
 /**
- * What the SDK's public `Server` would cost against mcp/protocol_server.ts
+ * What the SDK's public `Server` would cost against server/protocol_server.ts
  * (our subclass of the SDK's `Protocol`):
  *
  * - start-up: fresh processes run with the start task's V8 flags load the

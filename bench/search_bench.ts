@@ -1,5 +1,5 @@
 /**
- * Benchmark of mcp/pattern.ts (run: `deno run -A bench/search_bench.ts`).
+ * Benchmark of domain/pattern.ts (run: `deno run -A bench/search_bench.ts`).
  *
  * 1. Adversarial: patterns that make a backtracking engine exponential or
  *    polynomial, counted repetitions that defeat a lazy DFA, and the
@@ -18,7 +18,7 @@
  */
 
 import { cpuUsage } from "node:process";
-import { compilePattern, loadPatternEngine } from "../mcp/pattern.ts";
+import { compilePattern, loadPatternEngine } from "../domain/pattern.ts";
 
 await loadPatternEngine();
 

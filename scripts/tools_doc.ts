@@ -10,11 +10,11 @@
  */
 
 import { z } from "zod";
-import { CATALOG } from "../mcp/catalog.ts";
-import { type AnyTool, type Capability, CAPABILITY_META_KEY } from "../mcp/registry.ts";
-import { action, content, paneView, sessionView, windowView } from "../mcp/schemas.ts";
-import { toolListing } from "../mcp/server.ts";
-import { type Toolset, TOOLSETS } from "../mcp/toolsets.ts";
+import { CATALOG } from "../server/catalog.ts";
+import { type AnyTool, type Capability, CAPABILITY_META_KEY } from "../core/registry.ts";
+import { action, content, paneView, sessionView, windowView } from "../core/schemas.ts";
+import { toolListing } from "../server/server.ts";
+import { type Toolset, TOOLSETS } from "../core/toolsets.ts";
 
 /** Where the reference is written, relative to the repository root. */
 export const TOOLS_DOC_PATH = "docs/tools.md";

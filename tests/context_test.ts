@@ -18,8 +18,8 @@ import {
   typicalResults,
   withContextServer,
 } from "../bench/context.ts";
-import { inputJsonSchema, portabilityProblems } from "../mcp/json_schema.ts";
-import { INSTRUCTIONS_MAX_BYTES } from "../mcp/instructions.ts";
+import { inputJsonSchema, portabilityProblems } from "../server/json_schema.ts";
+import { INSTRUCTIONS_MAX_BYTES } from "../server/instructions.ts";
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
 import { serverTest } from "./harness.ts";
 

@@ -1,13 +1,13 @@
 /**
- * Unit tests of the capture_since cursor codec (mcp/cursor.ts) and of the
- * pure comparison of a read with a remembered state (mcp/since.ts).
+ * Unit tests of the capture_since cursor codec (domain/cursor.ts) and of the
+ * pure comparison of a read with a remembered state (domain/since.ts).
  *
  * @module
  */
 
-import { type CursorState, decodeCursor, encodeCursor, rowHash } from "../mcp/cursor.ts";
-import { ToolError } from "../mcp/errors.ts";
-import { compare, type Delta, markOf, type Snapshot } from "../mcp/since.ts";
+import { type CursorState, decodeCursor, encodeCursor, rowHash } from "../domain/cursor.ts";
+import { ToolError } from "../core/errors.ts";
+import { compare, type Delta, markOf, type Snapshot } from "../domain/since.ts";
 import { assert, assertEquals } from "./assert.ts";
 
 const STATE: CursorState = {

@@ -1,8 +1,8 @@
 /** docs/tools.md is the registry's reference: it must match what `deno task docs` writes now. */
 
 import { TOOLS_DOC_PATH, toolsDoc } from "../scripts/tools_doc.ts";
-import { CATALOG } from "../mcp/catalog.ts";
-import { SETTING_ENV_NAMES, USAGE } from "../mcp/settings.ts";
+import { CATALOG } from "../server/catalog.ts";
+import { SETTING_ENV_NAMES, USAGE } from "../core/settings.ts";
 
 const root = new URL("../", import.meta.url);
 

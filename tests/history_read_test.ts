@@ -12,10 +12,10 @@ import type { z } from "zod";
 import type { capturePane } from "../tools/capture_pane.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { type ServerTestOptions, type Session, type TmuxFixture, withServer } from "./harness.ts";
-import { budgetLines } from "../mcp/budget.ts";
-import { firstWindow, widerWindow, windowDecides } from "../mcp/history_window.ts";
-import { WHOLE_HISTORY_READS, wholeHistoryRead } from "../mcp/history_reads.ts";
-import { captureLines, splitCapture, trimRow, trimTrailingBlank } from "../mcp/panes.ts";
+import { budgetLines } from "../core/budget.ts";
+import { firstWindow, widerWindow, windowDecides } from "../domain/history_window.ts";
+import { WHOLE_HISTORY_READS, wholeHistoryRead } from "../domain/history_reads.ts";
+import { captureLines, splitCapture, trimRow, trimTrailingBlank } from "../core/panes.ts";
 
 Deno.test("history window: decides once whole lines or bytes cover the budget", () => {
   const need = { maxLines: 3, maxBytes: 1000, joined: false };

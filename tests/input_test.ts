@@ -15,7 +15,7 @@ import {
   TmuxFixture,
   tmuxVersion,
 } from "./harness.ts";
-import { describeTyping, isKeyName, sendableKey, unsendable } from "../mcp/keys.ts";
+import { describeTyping, isKeyName, sendableKey, unsendable } from "../domain/keys.ts";
 import { chunkText } from "../tmux/chunks.ts";
 import { chordsAsIn33 } from "../tmux/version.ts";
 

@@ -4,7 +4,7 @@
  */
 
 import type { z } from "zod";
-import type { paneView } from "../mcp/schemas.ts";
+import type { paneView } from "../core/schemas.ts";
 import { assert, assertEquals, assertStringIncludes, assertWithinBytes } from "./assert.ts";
 import {
   atNamedBudget,

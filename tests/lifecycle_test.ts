@@ -9,7 +9,7 @@ import {
   TmuxFixture,
 } from "./harness.ts";
 import { descendants, settled, socketProcesses, within } from "./hardening.ts";
-import { CATALOG } from "../mcp/catalog.ts";
+import { CATALOG } from "../server/catalog.ts";
 
 const INSPECT_TOOLS = CATALOG.filter((tool) => tool.capability.toolset === "inspect")
   .map((tool) => tool.name);

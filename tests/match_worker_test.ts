@@ -1,4 +1,4 @@
-// Tests of mcp/match_worker.ts: matching in a worker, its hard deadline
+// Tests of domain/match_worker.ts: matching in a worker, its hard deadline
 // and cancellation, and what a pane's search reads back. No tmux needed.
 
 import assert from "node:assert/strict";
@@ -8,8 +8,8 @@ import {
   MatchDeadline,
   matchPane,
   matchPaneHere,
-} from "../mcp/match_worker.ts";
-import { compilePattern, loadPatternEngine } from "../mcp/pattern.ts";
+} from "../domain/match_worker.ts";
+import { compilePattern, loadPatternEngine } from "../domain/pattern.ts";
 
 await loadPatternEngine();
 

@@ -1,11 +1,11 @@
-// Tests of mcp/pattern.ts: the validator's refusals (construct and offset),
+// Tests of domain/pattern.ts: the validator's refusals (construct and offset),
 // the accepted look-alikes, JavaScript semantics (checked against V8 on
 // patterns that are safe to give it), case folding, Unicode, literal mode and
 // linear time on adversarial input. No tmux needed.
 
 import assert from "node:assert/strict";
-import { ToolError } from "../mcp/errors.ts";
-import { compilePattern, loadPatternEngine, type PatternOptions } from "../mcp/pattern.ts";
+import { ToolError } from "../core/errors.ts";
+import { compilePattern, loadPatternEngine, type PatternOptions } from "../domain/pattern.ts";
 
 await loadPatternEngine();
 

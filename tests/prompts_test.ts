@@ -7,12 +7,12 @@
  * @module
  */
 
-import { capabilitiesDocument } from "../mcp/capabilities.ts";
-import { CATALOG } from "../mcp/catalog.ts";
-import { buildInstructions, INSTRUCTIONS_MAX_BYTES } from "../mcp/instructions.ts";
-import { parseWindows, Prompts } from "../mcp/prompts.ts";
-import { parseSettings } from "../mcp/settings.ts";
-import { selectTools, type Toolset, TOOLSETS } from "../mcp/toolsets.ts";
+import { capabilitiesDocument } from "../server/capabilities.ts";
+import { CATALOG } from "../server/catalog.ts";
+import { buildInstructions, INSTRUCTIONS_MAX_BYTES } from "../server/instructions.ts";
+import { parseWindows, Prompts } from "../server/prompts.ts";
+import { parseSettings } from "../core/settings.ts";
+import { selectTools, type Toolset, TOOLSETS } from "../core/toolsets.ts";
 import { assert, assertEquals, assertStringIncludes, rejection } from "./assert.ts";
 import { type Session, TmuxFixture, withServer } from "./harness.ts";
 

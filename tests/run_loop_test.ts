@@ -10,7 +10,7 @@
 import type { z } from "zod";
 import type { runShellCommand } from "../tools/run_shell_command.ts";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { KeptRuns } from "../mcp/kept_runs.ts";
+import { KeptRuns } from "../domain/kept_runs.ts";
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
 import { eventually, type ServerTestOptions, withServer } from "./harness.ts";
 

@@ -28,7 +28,7 @@ import {
   shellQuote,
   typedInline,
   widenOutput,
-} from "../mcp/shell_frame.ts";
+} from "../domain/shell_frame.ts";
 import { readBuffer, unvis } from "../tmux/buffer_read.ts";
 import { createTransport, Tmux } from "../tmux/client.ts";
 

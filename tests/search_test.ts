@@ -4,7 +4,7 @@ import type { z } from "zod";
 import type { searchPanes } from "../tools/search_panes.ts";
 import { assert, assertEquals, assertStringIncludes, assertWithinBytes } from "./assert.ts";
 import { serverTest, type TmuxFixture } from "./harness.ts";
-import { joinWrappedRows } from "../mcp/wrapped.ts";
+import { joinWrappedRows } from "../domain/wrapped.ts";
 
 /** A small first window, so history and wrapping come quickly. */
 const SMALL = { width: 60, height: 10 };

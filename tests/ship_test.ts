@@ -10,8 +10,8 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import config from "../deno.json" with { type: "json" };
-import { SERVER_ENV_NAMES } from "../mcp/doctor.ts";
-import { SETTING_ENV_NAMES } from "../mcp/settings.ts";
+import { SERVER_ENV_NAMES } from "../server/doctor.ts";
+import { SETTING_ENV_NAMES } from "../core/settings.ts";
 import { TMUX_LOCATIONS } from "../tmux/locate.ts";
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
 import { startCommand, startServer, TmuxFixture } from "./harness.ts";
@@ -118,7 +118,7 @@ Deno.test("deno.json: the server permission set allows tmux and named variables,
   // silently invisible under the sandbox: scan the sources for every name.
   const sources = [
     "main.ts",
-    ...["mcp", "tmux", "tools"].flatMap((dir) =>
+    ...["server", "tools", "domain", "core", "tmux"].flatMap((dir) =>
       Array.from(Deno.readDirSync(`${ROOT}${dir}`))
         .filter((entry) => entry.name.endsWith(".ts"))
         .map((entry) => `${dir}/${entry.name}`)

@@ -1,13 +1,13 @@
 /**
- * The stdio transport (mcp/stdio.ts) and the protocol endpoint
- * (mcp/protocol_server.ts): line framing units, then the raw wire as a
+ * The stdio transport (server/stdio.ts) and the protocol endpoint
+ * (server/protocol_server.ts): line framing units, then the raw wire as a
  * client that is not the SDK sees it (bytes split anywhere, CRLF, garbage
  * lines, the initialize handshake, task-augmented calls).
  */
 
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
 import { rawServer, TmuxFixture } from "./harness.ts";
-import { DenoStdioTransport, LineSplitter } from "../mcp/stdio.ts";
+import { DenoStdioTransport, LineSplitter } from "../server/stdio.ts";
 
 const encode = (text: string) => new TextEncoder().encode(text);
 

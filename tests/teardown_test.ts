@@ -7,7 +7,7 @@
  */
 
 import type { z } from "zod";
-import type { killedOutput } from "../mcp/teardown.ts";
+import type { killedOutput } from "../domain/teardown.ts";
 import { ResourceListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
 import {

@@ -3,7 +3,7 @@
  * and of the socket probe's rule, which a counting tmux wrapper checks without starting a server.
  */
 
-import { renderPanes, renderSessions, word } from "../mcp/render_views.ts";
+import { renderPanes, renderSessions, word } from "../core/render_views.ts";
 import { countingTmux } from "./harness.ts";
 import { isNamedSocketPath } from "../tmux/socket_probe.ts";
 import { assert, assertEquals, assertStringIncludes, assertThrows } from "./assert.ts";
@@ -13,17 +13,17 @@ import {
   contentText,
   longestFitting,
   utf8Length,
-} from "../mcp/budget.ts";
+} from "../core/budget.ts";
 import { keepTailBytes } from "../tmux/utf8.ts";
-import { renderJson, resultBytes, successResult } from "../mcp/results.ts";
+import { renderJson, resultBytes, successResult } from "../core/results.ts";
 import {
   parseSettings,
   SETTING_ENV_NAMES,
   SettingsError,
   withOwnSocketPath,
-} from "../mcp/settings.ts";
+} from "../core/settings.ts";
 import { isOwnSocket } from "../tmux/client.ts";
-import { selectTools } from "../mcp/toolsets.ts";
+import { selectTools } from "../core/toolsets.ts";
 import { parseTmuxVariable } from "../tmux/caller.ts";
 import { encodeArgument } from "../tmux/process_transport.ts";
 import { classifyTmuxFailure } from "../tmux/errors.ts";
@@ -31,12 +31,12 @@ import { layoutPanes } from "../tools/select_layout.ts";
 import { flag, FormatError, formatOf, int, parseRows, splitRecords, text } from "../tmux/format.ts";
 import { isSupportedVersion, isTestedVersion } from "../tmux/version.ts";
 import { z } from "zod";
-import { parseArguments } from "../mcp/arguments.ts";
-import { CATALOG } from "../mcp/catalog.ts";
-import { ToolError } from "../mcp/errors.ts";
-import { trimRow } from "../mcp/panes.ts";
-import { compareUris } from "../mcp/resources.ts";
-import { counted } from "../mcp/words.ts";
+import { parseArguments } from "../server/arguments.ts";
+import { CATALOG } from "../server/catalog.ts";
+import { ToolError } from "../core/errors.ts";
+import { trimRow } from "../core/panes.ts";
+import { compareUris } from "../server/resources.ts";
+import { counted } from "../core/words.ts";
 
 const env = (vars: Record<string, string>) => (name: string) => vars[name];
 

@@ -23,9 +23,9 @@ import {
   whileStopped,
   withServer,
 } from "./harness.ts";
-import { logicalLines } from "../mcp/wait_text.ts";
-import type { Snapshot } from "../mcp/since.ts";
-import { wrapFlags } from "../mcp/wrapped.ts";
+import { logicalLines } from "../domain/wait_text.ts";
+import type { Snapshot } from "../domain/since.ts";
+import { wrapFlags } from "../domain/wrapped.ts";
 import { Tmux } from "../tmux/client.ts";
 import { liveWatchClients, watchPaneOutput } from "../tmux/output_watch.ts";
 import { ProcessTransport } from "../tmux/process_transport.ts";

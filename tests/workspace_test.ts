@@ -7,7 +7,7 @@
  */
 
 import type { z } from "zod";
-import type { action, paneView, sessionView, windowView } from "../mcp/schemas.ts";
+import type { action, paneView, sessionView, windowView } from "../core/schemas.ts";
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
 import {
   ALL_TOOLSETS,

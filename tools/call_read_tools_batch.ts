@@ -5,11 +5,11 @@
  */
 
 import { z } from "zod";
-import { ToolError } from "../mcp/errors.ts";
-import { type AnyTool, defineTool, readsTerminal, type ToolContext } from "../mcp/registry.ts";
-import { utf8Length } from "../mcp/budget.ts";
-import { renderText } from "../mcp/render_text.ts";
-import { counted } from "../mcp/words.ts";
+import { ToolError } from "../core/errors.ts";
+import { type AnyTool, defineTool, readsTerminal, type ToolContext } from "../core/registry.ts";
+import { utf8Length } from "../core/budget.ts";
+import { renderText } from "../core/render_text.ts";
+import { counted } from "../core/words.ts";
 
 /** The most bytes the complete JSON-RPC response line of a batch may take. */
 export const BATCH_RESPONSE_MAX_BYTES = 1_000_000;

@@ -8,18 +8,18 @@ import {
   splitCapture,
   trimRow,
   trimTrailingBlank,
-} from "../mcp/panes.ts";
-import { contentText } from "../mcp/budget.ts";
-import { ToolError } from "../mcp/errors.ts";
+} from "../core/panes.ts";
+import { contentText } from "../core/budget.ts";
+import { ToolError } from "../core/errors.ts";
 import {
   firstWindow,
   widerWindow,
   windowDecides,
   type WindowNeed,
   withUnreadRows,
-} from "../mcp/history_window.ts";
-import { defineTool, readsTerminal, type ToolContext } from "../mcp/registry.ts";
-import { content, maxLines, optionalPaneId } from "../mcp/schemas.ts";
+} from "../domain/history_window.ts";
+import { defineTool, readsTerminal, type ToolContext } from "../core/registry.ts";
+import { content, maxLines, optionalPaneId } from "../core/schemas.ts";
 import { formatOf, int, parseRows } from "../tmux/format.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { HISTORY_READ_TIMEOUT_MS } from "../tmux/transport.ts";
@@ -116,7 +116,7 @@ interface WindowRead {
 /**
  * Lines of the newest rows up to `bottom` that decide the budgeted result,
  * and how many held rows above them were not read: a long history is read
- * only as far as the budget reaches (see mcp/history_window.ts).
+ * only as far as the budget reaches (see domain/history_window.ts).
  */
 async function readWindow(
   ctx: ToolContext,

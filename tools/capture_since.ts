@@ -1,12 +1,12 @@
 /** `capture_since`: only the rows a pane wrote or rewrote since the previous call. */
 
 import { z } from "zod";
-import { contentText } from "../mcp/budget.ts";
-import { encodeCursor } from "../mcp/cursor.ts";
-import { ToolError } from "../mcp/errors.ts";
-import { budget, trimTrailingBlank } from "../mcp/panes.ts";
-import { defineTool, readsTerminal } from "../mcp/registry.ts";
-import { content, maxLines, optionalPaneId } from "../mcp/schemas.ts";
+import { contentText } from "../core/budget.ts";
+import { encodeCursor } from "../domain/cursor.ts";
+import { ToolError } from "../core/errors.ts";
+import { budget, trimTrailingBlank } from "../core/panes.ts";
+import { defineTool, readsTerminal } from "../core/registry.ts";
+import { content, maxLines, optionalPaneId } from "../core/schemas.ts";
 import {
   compareReading,
   contentEnd,
@@ -16,7 +16,7 @@ import {
   neededFrom,
   readSnapshot,
   refuseRestarted,
-} from "../mcp/since.ts";
+} from "../domain/since.ts";
 
 const START_AGAIN = "Call capture_since without a cursor to start again from the visible screen.";
 

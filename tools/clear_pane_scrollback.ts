@@ -1,10 +1,10 @@
 /** `clear_pane_scrollback`: drops a pane's history above the visible screen. */
 
 import { z } from "zod";
-import { callerPane } from "../mcp/panes.ts";
-import { changesTmux, defineTool } from "../mcp/registry.ts";
-import { paneId, paneView } from "../mcp/schemas.ts";
-import { refuseCallerPane } from "../mcp/caller_guard.ts";
+import { callerPane } from "../core/panes.ts";
+import { changesTmux, defineTool } from "../core/registry.ts";
+import { paneId, paneView } from "../core/schemas.ts";
+import { refuseCallerPane } from "../core/caller_guard.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { noSuch } from "../tmux/errors.ts";
 import { listPanesCommand, parsePanes } from "../tmux/views.ts";

@@ -1,10 +1,10 @@
 /** `create_session`: starts a new detached session with one window and pane. */
 
 import { z } from "zod";
-import { ToolError } from "../mcp/errors.ts";
-import { callerPane } from "../mcp/panes.ts";
-import { changesTmux, defineTool } from "../mcp/registry.ts";
-import { paneView, sessionView, windowView } from "../mcp/schemas.ts";
+import { ToolError } from "../core/errors.ts";
+import { callerPane } from "../core/panes.ts";
+import { changesTmux, defineTool } from "../core/registry.ts";
+import { paneView, sessionView, windowView } from "../core/schemas.ts";
 import {
   confirmDirectory,
   directoryArgs,
@@ -18,7 +18,7 @@ import {
   startDirectory,
   startDirectoryConfirmed,
   withoutValues,
-} from "../mcp/workspace.ts";
+} from "../domain/workspace.ts";
 import { isOwnSocket } from "../tmux/client.ts";
 import { escapeFormat } from "../tmux/format.ts";
 import {

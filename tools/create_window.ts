@@ -2,10 +2,10 @@
 
 import { isNoServer } from "../tmux/errors.ts";
 import { z } from "zod";
-import { ToolError } from "../mcp/errors.ts";
-import { callerPane } from "../mcp/panes.ts";
-import { changesTmux, defineTool, type ToolContext } from "../mcp/registry.ts";
-import { optionalSession, paneView, windowView } from "../mcp/schemas.ts";
+import { ToolError } from "../core/errors.ts";
+import { callerPane } from "../core/panes.ts";
+import { changesTmux, defineTool, type ToolContext } from "../core/registry.ts";
+import { optionalSession, paneView, windowView } from "../core/schemas.ts";
 import {
   confirmDirectory,
   directoryArgs,
@@ -18,7 +18,7 @@ import {
   startDirectory,
   startDirectoryConfirmed,
   withoutValues,
-} from "../mcp/workspace.ts";
+} from "../domain/workspace.ts";
 import { escapeFormat } from "../tmux/format.ts";
 import { sessionWindowTarget } from "../tmux/targets.ts";
 import { PANE_FORMAT, parsePanes, parseWindows, WINDOW_FORMAT } from "../tmux/views.ts";

@@ -1,14 +1,14 @@
 /** `find_pane_by_position`: the pane at a corner of a window, or at an index. */
 
 import { z } from "zod";
-import { ToolError } from "../mcp/errors.ts";
-import { callerPane } from "../mcp/panes.ts";
-import { defineTool, readsMetadata } from "../mcp/registry.ts";
-import { paneView, windowId } from "../mcp/schemas.ts";
+import { ToolError } from "../core/errors.ts";
+import { callerPane } from "../core/panes.ts";
+import { defineTool, readsMetadata } from "../core/registry.ts";
+import { paneView, windowId } from "../core/schemas.ts";
 import { flag, formatOf, int, parseRows, text } from "../tmux/format.ts";
 import { noSuch } from "../tmux/errors.ts";
 import { listPanesCommand, parsePanes } from "../tmux/views.ts";
-import { counted } from "../mcp/words.ts";
+import { counted } from "../core/words.ts";
 
 const EDGES = {
   paneId: text("pane_id"),

@@ -1,9 +1,9 @@
 /** `get_pane_info`: one pane's view. */
 
 import { z } from "zod";
-import { callerPane } from "../mcp/panes.ts";
-import { defineTool, readsMetadata } from "../mcp/registry.ts";
-import { paneId, paneView } from "../mcp/schemas.ts";
+import { callerPane } from "../core/panes.ts";
+import { defineTool, readsMetadata } from "../core/registry.ts";
+import { paneId, paneView } from "../core/schemas.ts";
 import { getPane } from "../tmux/views.ts";
 
 /** The get_pane_info tool. */

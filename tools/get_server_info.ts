@@ -1,7 +1,7 @@
 /** `get_server_info`: the driven tmux server and how much it holds. */
 
 import { z } from "zod";
-import { defineTool, readsMetadata } from "../mcp/registry.ts";
+import { defineTool, readsMetadata } from "../core/registry.ts";
 import { foreignClients } from "../tmux/children.ts";
 import { isOwnSocket } from "../tmux/client.ts";
 import { commandList } from "../tmux/guard.ts";

@@ -1,8 +1,8 @@
 /** `get_session_info`: one session's view and its windows. */
 
 import { z } from "zod";
-import { defineTool, readsMetadata } from "../mcp/registry.ts";
-import { session, sessionView, windowView } from "../mcp/schemas.ts";
+import { defineTool, readsMetadata } from "../core/registry.ts";
+import { session, sessionView, windowView } from "../core/schemas.ts";
 import {
   findSession,
   listSessionsCommand,

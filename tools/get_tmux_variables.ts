@@ -1,9 +1,9 @@
 /** `get_tmux_variables`: values of tmux format variables in a pane's context. */
 
 import { z } from "zod";
-import { resolvePane } from "../mcp/panes.ts";
-import { defineTool, readsMetadata } from "../mcp/registry.ts";
-import { optionalPaneId } from "../mcp/schemas.ts";
+import { resolvePane } from "../core/panes.ts";
+import { defineTool, readsMetadata } from "../core/registry.ts";
+import { optionalPaneId } from "../core/schemas.ts";
 import { formatOf, optionalText, parseRows, type Schema } from "../tmux/format.ts";
 import { parseEnvironment, showEnvironmentCommand } from "../tmux/environment_listing.ts";
 import { getPaneWith } from "../tmux/views.ts";

@@ -1,9 +1,9 @@
 /** `get_window_info`: one window's view and its panes. */
 
 import { z } from "zod";
-import { callerPane, PANES_BY_POSITION } from "../mcp/panes.ts";
-import { defineTool, readsMetadata } from "../mcp/registry.ts";
-import { paneView, windowId, windowView } from "../mcp/schemas.ts";
+import { callerPane, PANES_BY_POSITION } from "../core/panes.ts";
+import { defineTool, readsMetadata } from "../core/registry.ts";
+import { paneView, windowId, windowView } from "../core/schemas.ts";
 import { noSuch } from "../tmux/errors.ts";
 import { listPanesCommand, parsePanes, parseWindows, windowViewCommand } from "../tmux/views.ts";
 

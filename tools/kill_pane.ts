@@ -1,16 +1,16 @@
 /** `kill_pane`: ends one pane and its process (its window closes with its last pane). */
 
 import { z } from "zod";
-import { changesTmux, defineTool } from "../mcp/registry.ts";
-import { paneId } from "../mcp/schemas.ts";
-import { refuseCallerPane } from "../mcp/caller_guard.ts";
+import { changesTmux, defineTool } from "../core/registry.ts";
+import { paneId } from "../core/schemas.ts";
+import { refuseCallerPane } from "../core/caller_guard.ts";
 import {
   cascade,
   keepOwnServerAlive,
   killedOutput,
   readRows,
   renderKilled,
-} from "../mcp/teardown.ts";
+} from "../domain/teardown.ts";
 import { paneTarget } from "../tmux/targets.ts";
 
 /** The kill_pane tool. */

@@ -1,9 +1,9 @@
 /** `kill_session`: ends one session and the windows only it holds. */
 
 import { z } from "zod";
-import { changesTmux, defineTool } from "../mcp/registry.ts";
-import { session } from "../mcp/schemas.ts";
-import { guardedKill, killedOutput, renderKilled } from "../mcp/teardown.ts";
+import { changesTmux, defineTool } from "../core/registry.ts";
+import { session } from "../core/schemas.ts";
+import { guardedKill, killedOutput, renderKilled } from "../domain/teardown.ts";
 
 /** The kill_session tool. */
 export const killSession = defineTool({

@@ -1,9 +1,9 @@
 /** `kill_window`: closes one window and ends every pane in it. */
 
 import { z } from "zod";
-import { changesTmux, defineTool } from "../mcp/registry.ts";
-import { windowId } from "../mcp/schemas.ts";
-import { guardedKill, killedOutput, renderKilled } from "../mcp/teardown.ts";
+import { changesTmux, defineTool } from "../core/registry.ts";
+import { windowId } from "../core/schemas.ts";
+import { guardedKill, killedOutput, renderKilled } from "../domain/teardown.ts";
 
 /** The kill_window tool. */
 export const killWindow = defineTool({

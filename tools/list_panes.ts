@@ -1,10 +1,10 @@
 /** `list_panes`: panes of a window, a session, or the whole server. */
 
 import { z } from "zod";
-import { callerPane, PANES_BY_POSITION } from "../mcp/panes.ts";
-import { defineTool, readsMetadata } from "../mcp/registry.ts";
-import { renderPanes } from "../mcp/render_views.ts";
-import { paneView, session, windowId } from "../mcp/schemas.ts";
+import { callerPane, PANES_BY_POSITION } from "../core/panes.ts";
+import { defineTool, readsMetadata } from "../core/registry.ts";
+import { renderPanes } from "../core/render_views.ts";
+import { paneView, session, windowId } from "../core/schemas.ts";
 import { listPanes as readPanes, type PaneScope } from "../tmux/views.ts";
 
 /** The list_panes tool. */

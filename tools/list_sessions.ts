@@ -2,9 +2,9 @@
 
 import { isNoServer } from "../tmux/errors.ts";
 import { z } from "zod";
-import { defineTool, readsMetadata } from "../mcp/registry.ts";
-import { renderSessions } from "../mcp/render_views.ts";
-import { sessionView } from "../mcp/schemas.ts";
+import { defineTool, readsMetadata } from "../core/registry.ts";
+import { renderSessions } from "../core/render_views.ts";
+import { sessionView } from "../core/schemas.ts";
 import { listSessionsCommand, parseSessions } from "../tmux/views.ts";
 
 /** The list_sessions tool. */

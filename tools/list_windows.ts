@@ -1,9 +1,9 @@
 /** `list_windows`: the windows of one session, or of every session. */
 
 import { z } from "zod";
-import { defineTool, readsMetadata } from "../mcp/registry.ts";
-import { renderWindows } from "../mcp/render_views.ts";
-import { session, windowView } from "../mcp/schemas.ts";
+import { defineTool, readsMetadata } from "../core/registry.ts";
+import { renderWindows } from "../core/render_views.ts";
+import { session, windowView } from "../core/schemas.ts";
 import { isNothingToList, listWindowsCommand, parseWindows } from "../tmux/views.ts";
 
 /** The list_windows tool. */

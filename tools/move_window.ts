@@ -1,16 +1,16 @@
 /** `move_window`: moves a window to another index and/or session. */
 
 import { z } from "zod";
-import { ToolError } from "../mcp/errors.ts";
-import { changesTmux, defineTool, type ToolContext } from "../mcp/registry.ts";
-import { action, optionalSession, windowId } from "../mcp/schemas.ts";
+import { ToolError } from "../core/errors.ts";
+import { changesTmux, defineTool, type ToolContext } from "../core/registry.ts";
+import { action, optionalSession, windowId } from "../core/schemas.ts";
 import {
   refuseIfEndedCallerSession,
   refuseIfHeldCaller,
   unlessEndsCallerSession,
   unlessHoldsCaller,
-} from "../mcp/caller_guard.ts";
-import { nothingToDo, withoutValues } from "../mcp/workspace.ts";
+} from "../core/caller_guard.ts";
+import { nothingToDo, withoutValues } from "../domain/workspace.ts";
 import { formatOf, int, parseRows, type Row, text } from "../tmux/format.ts";
 import { linkTarget } from "../tmux/targets.ts";
 import { noSuch } from "../tmux/errors.ts";

@@ -1,11 +1,11 @@
 /** `paste_text`: pastes (multi-line) text into a pane through a private tmux buffer. */
 
 import { z } from "zod";
-import { utf8Length } from "../mcp/budget.ts";
-import { ToolError } from "../mcp/errors.ts";
-import { sendInput } from "../mcp/input.ts";
-import { changesTmux, defineTool } from "../mcp/registry.ts";
-import { paneId } from "../mcp/schemas.ts";
+import { utf8Length } from "../core/budget.ts";
+import { ToolError } from "../core/errors.ts";
+import { sendInput } from "../domain/input.ts";
+import { changesTmux, defineTool } from "../core/registry.ts";
+import { paneId } from "../core/schemas.ts";
 import { chunkText } from "../tmux/chunks.ts";
 import type { Tmux } from "../tmux/client.ts";
 import { paneTarget } from "../tmux/targets.ts";

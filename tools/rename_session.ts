@@ -1,10 +1,10 @@
 /** `rename_session`: gives a session a new name. */
 
 import { z } from "zod";
-import { ToolError } from "../mcp/errors.ts";
-import { changesTmux, defineTool } from "../mcp/registry.ts";
-import { session, sessionView } from "../mcp/schemas.ts";
-import { sessionName, withoutValues } from "../mcp/workspace.ts";
+import { ToolError } from "../core/errors.ts";
+import { changesTmux, defineTool } from "../core/registry.ts";
+import { session, sessionView } from "../core/schemas.ts";
+import { sessionName, withoutValues } from "../domain/workspace.ts";
 import { escapeFormat } from "../tmux/format.ts";
 import { sessionTarget, sessionWindowTarget } from "../tmux/targets.ts";
 import { findSession, listSessionsCommand, parseSessions } from "../tmux/views.ts";

@@ -1,9 +1,9 @@
 /** `rename_window`: gives a window a new name. */
 
 import { z } from "zod";
-import { changesTmux, defineTool } from "../mcp/registry.ts";
-import { windowId, windowView } from "../mcp/schemas.ts";
-import { nameText, withoutValues } from "../mcp/workspace.ts";
+import { changesTmux, defineTool } from "../core/registry.ts";
+import { windowId, windowView } from "../core/schemas.ts";
+import { nameText, withoutValues } from "../domain/workspace.ts";
 import { escapeFormat } from "../tmux/format.ts";
 import { windowTarget } from "../tmux/targets.ts";
 import { noSuch } from "../tmux/errors.ts";

@@ -1,11 +1,11 @@
 /** `resize_pane`: sets a pane's size, or zooms it to fill its window. */
 
 import { z } from "zod";
-import { ToolError } from "../mcp/errors.ts";
-import { callerPane } from "../mcp/panes.ts";
-import { changesTmux, defineTool } from "../mcp/registry.ts";
-import { paneId, paneView } from "../mcp/schemas.ts";
-import { nothingToDo } from "../mcp/workspace.ts";
+import { ToolError } from "../core/errors.ts";
+import { callerPane } from "../core/panes.ts";
+import { changesTmux, defineTool } from "../core/registry.ts";
+import { paneId, paneView } from "../core/schemas.ts";
+import { nothingToDo } from "../domain/workspace.ts";
 import { runIf } from "../tmux/guard.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { noSuch } from "../tmux/errors.ts";

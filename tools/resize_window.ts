@@ -1,9 +1,9 @@
 /** `resize_window`: sets a window's size. */
 
 import { z } from "zod";
-import { changesTmux, defineTool } from "../mcp/registry.ts";
-import { windowId, windowView } from "../mcp/schemas.ts";
-import { nothingToDo } from "../mcp/workspace.ts";
+import { changesTmux, defineTool } from "../core/registry.ts";
+import { windowId, windowView } from "../core/schemas.ts";
+import { nothingToDo } from "../domain/workspace.ts";
 import { windowTarget } from "../tmux/targets.ts";
 import { noSuch } from "../tmux/errors.ts";
 import { parseWindows, windowViewCommand } from "../tmux/views.ts";

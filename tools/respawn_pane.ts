@@ -1,11 +1,11 @@
 /** `respawn_pane`: starts a pane's command again. */
 
 import { z } from "zod";
-import { refuseCallerPane } from "../mcp/caller_guard.ts";
-import { ToolError } from "../mcp/errors.ts";
-import { callerPane } from "../mcp/panes.ts";
-import { changesTmux, defineTool } from "../mcp/registry.ts";
-import { paneId, paneView } from "../mcp/schemas.ts";
+import { refuseCallerPane } from "../core/caller_guard.ts";
+import { ToolError } from "../core/errors.ts";
+import { callerPane } from "../core/panes.ts";
+import { changesTmux, defineTool } from "../core/registry.ts";
+import { paneId, paneView } from "../core/schemas.ts";
 import {
   confirmDirectory,
   directoryArgs,
@@ -13,7 +13,7 @@ import {
   startDirectory,
   startDirectoryConfirmed,
   withoutValues,
-} from "../mcp/workspace.ts";
+} from "../domain/workspace.ts";
 import { respawnSafely } from "../tmux/respawn_safety.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { noSuch } from "../tmux/errors.ts";

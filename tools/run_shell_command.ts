@@ -1,17 +1,17 @@
 /** `run_shell_command`: runs a command in a pane's shell and returns its exit status and output. */
 
 import { z } from "zod";
-import { budgetLines, type Content, contentText } from "../mcp/budget.ts";
-import { ToolError } from "../mcp/errors.ts";
-import { checkInputTargetWith, NotAtPrompt, sendInput } from "../mcp/input.ts";
-import { type KeptRun, KeptRuns } from "../mcp/kept_runs.ts";
-import { budget } from "../mcp/panes.ts";
-import { withProgress } from "../mcp/progress_ticker.ts";
-import { earlierRun, leftovers } from "../mcp/earlier_runs.ts";
-import { promptBack } from "../mcp/prompt_back.ts";
-import { collect, type Outcome, OUTCOMES } from "../mcp/run_result.ts";
-import { defineTool, type ToolContext } from "../mcp/registry.ts";
-import { content, maxLines, paneId, timeoutSeconds } from "../mcp/schemas.ts";
+import { budgetLines, type Content, contentText } from "../core/budget.ts";
+import { ToolError } from "../core/errors.ts";
+import { checkInputTargetWith, NotAtPrompt, sendInput } from "../domain/input.ts";
+import { type KeptRun, KeptRuns } from "../domain/kept_runs.ts";
+import { budget } from "../core/panes.ts";
+import { withProgress } from "../core/progress_ticker.ts";
+import { earlierRun, leftovers } from "../domain/earlier_runs.ts";
+import { promptBack } from "../domain/prompt_back.ts";
+import { collect, type Outcome, OUTCOMES } from "../domain/run_result.ts";
+import { defineTool, type ToolContext } from "../core/registry.ts";
+import { content, maxLines, paneId, timeoutSeconds } from "../core/schemas.ts";
 import {
   AWAIT_ROWS,
   buildFrame,
@@ -22,7 +22,7 @@ import {
   type RunningMark,
   runningMark,
   shellKind,
-} from "../mcp/shell_frame.ts";
+} from "../domain/shell_frame.ts";
 import { chunkText } from "../tmux/chunks.ts";
 import { TmuxError } from "../tmux/errors.ts";
 import { paneTarget } from "../tmux/targets.ts";

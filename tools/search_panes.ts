@@ -1,10 +1,10 @@
 /** `search_panes`: which panes show text matching a pattern, and on which rows. */
 
 import { z } from "zod";
-import { wholeHistoryRead } from "../mcp/history_reads.ts";
-import { excerptAround, utf8Length } from "../mcp/budget.ts";
+import { wholeHistoryRead } from "../domain/history_reads.ts";
+import { excerptAround, utf8Length } from "../core/budget.ts";
 import { CUT_MARK } from "../tmux/utf8.ts";
-import { callerPane } from "../mcp/panes.ts";
+import { callerPane } from "../core/panes.ts";
 import {
   INLINE_UNITS,
   MatchDeadline,
@@ -12,12 +12,12 @@ import {
   matchPaneHere,
   type PaneHit,
   warmMatchWorker,
-} from "../mcp/match_worker.ts";
-import { compilePattern, loadPatternEngine, type Matcher } from "../mcp/pattern.ts";
-import { defineTool, readsTerminal, type ToolContext } from "../mcp/registry.ts";
-import { jsonWireCost, resultBytes, resultOf } from "../mcp/results.ts";
-import { optionalSession } from "../mcp/schemas.ts";
-import { counted } from "../mcp/words.ts";
+} from "../domain/match_worker.ts";
+import { compilePattern, loadPatternEngine, type Matcher } from "../domain/pattern.ts";
+import { defineTool, readsTerminal, type ToolContext } from "../core/registry.ts";
+import { jsonWireCost, resultBytes, resultOf } from "../core/results.ts";
+import { optionalSession } from "../core/schemas.ts";
+import { counted } from "../core/words.ts";
 import type { Tmux } from "../tmux/client.ts";
 import { TmuxError } from "../tmux/errors.ts";
 import { keepTrailingSpacesFlags } from "../tmux/version.ts";

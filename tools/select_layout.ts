@@ -1,15 +1,15 @@
 /** `select_layout`: arranges a window's panes by a built-in layout or a layout string. */
 
 import { z } from "zod";
-import { ToolError } from "../mcp/errors.ts";
-import { changesTmux, defineTool } from "../mcp/registry.ts";
-import { windowId, windowView } from "../mcp/schemas.ts";
-import { withoutValues } from "../mcp/workspace.ts";
+import { ToolError } from "../core/errors.ts";
+import { changesTmux, defineTool } from "../core/registry.ts";
+import { windowId, windowView } from "../core/schemas.ts";
+import { withoutValues } from "../domain/workspace.ts";
 import { printed, runIf } from "../tmux/guard.ts";
 import { windowTarget } from "../tmux/targets.ts";
 import { noSuch } from "../tmux/errors.ts";
 import { parseWindows, windowViewCommand } from "../tmux/views.ts";
-import { counted } from "../mcp/words.ts";
+import { counted } from "../core/words.ts";
 
 const BUILT_IN = ["even-horizontal", "even-vertical", "main-horizontal", "main-vertical", "tiled"];
 /** A layout string as tmux prints it in window_layout: checksum, then cells. */

@@ -1,11 +1,11 @@
 /** `select_pane`: makes a pane the active pane of its window. */
 
 import { z } from "zod";
-import { ToolError } from "../mcp/errors.ts";
-import { callerPane } from "../mcp/panes.ts";
-import { changesTmux, defineTool, type ToolContext } from "../mcp/registry.ts";
-import { paneId, paneView, windowId } from "../mcp/schemas.ts";
-import { nothingToDo } from "../mcp/workspace.ts";
+import { ToolError } from "../core/errors.ts";
+import { callerPane } from "../core/panes.ts";
+import { changesTmux, defineTool, type ToolContext } from "../core/registry.ts";
+import { paneId, paneView, windowId } from "../core/schemas.ts";
+import { nothingToDo } from "../domain/workspace.ts";
 import { flag, formatOf, int, parseRows, type Row, text } from "../tmux/format.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { noSuch } from "../tmux/errors.ts";

@@ -1,10 +1,10 @@
 /** `select_window`: makes a window its session's current window. */
 
 import { z } from "zod";
-import { ToolError } from "../mcp/errors.ts";
-import { changesTmux, defineTool, type ToolContext } from "../mcp/registry.ts";
-import { optionalSession, windowId, windowView } from "../mcp/schemas.ts";
-import { nothingToDo } from "../mcp/workspace.ts";
+import { ToolError } from "../core/errors.ts";
+import { changesTmux, defineTool, type ToolContext } from "../core/registry.ts";
+import { optionalSession, windowId, windowView } from "../core/schemas.ts";
+import { nothingToDo } from "../domain/workspace.ts";
 import { flag, formatOf, int, parseRows, text } from "../tmux/format.ts";
 import { linkTarget, windowTarget } from "../tmux/targets.ts";
 import { noSuch } from "../tmux/errors.ts";

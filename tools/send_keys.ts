@@ -8,10 +8,10 @@ import {
   describeTyping,
   typingCommands,
   typingFields,
-} from "../mcp/keys.ts";
-import { sendInput } from "../mcp/input.ts";
-import { changesTmux, defineTool } from "../mcp/registry.ts";
-import { paneId } from "../mcp/schemas.ts";
+} from "../domain/keys.ts";
+import { sendInput } from "../domain/input.ts";
+import { changesTmux, defineTool } from "../core/registry.ts";
+import { paneId } from "../core/schemas.ts";
 
 /** The send_keys tool. */
 export const sendKeys = defineTool({

@@ -1,17 +1,17 @@
 /** `send_keys_batch`: an ordered list of typing operations, each with its own result row. */
 
 import { z } from "zod";
-import { errorText, ToolError } from "../mcp/errors.ts";
+import { errorText, ToolError } from "../core/errors.ts";
 import {
   alsoSentTo,
   alsoSentToText,
   bareTypingFields,
   checkTyping,
   typingCommands,
-} from "../mcp/keys.ts";
-import { sendInput } from "../mcp/input.ts";
-import { changesTmux, defineTool } from "../mcp/registry.ts";
-import { paneId } from "../mcp/schemas.ts";
+} from "../domain/keys.ts";
+import { sendInput } from "../domain/input.ts";
+import { changesTmux, defineTool } from "../core/registry.ts";
+import { paneId } from "../core/schemas.ts";
 import { TmuxError } from "../tmux/errors.ts";
 
 const operation = z.strictObject({

@@ -1,9 +1,9 @@
 /** `set_history_limit`: how many scrollback lines a session's new panes keep. */
 
 import { z } from "zod";
-import { changesTmux, defineTool } from "../mcp/registry.ts";
-import { action, session } from "../mcp/schemas.ts";
-import { withoutValues } from "../mcp/workspace.ts";
+import { changesTmux, defineTool } from "../core/registry.ts";
+import { action, session } from "../core/schemas.ts";
+import { withoutValues } from "../domain/workspace.ts";
 import { sessionWindowTarget } from "../tmux/targets.ts";
 
 const FORMAT = "#{session_id} #{history-limit}";

@@ -1,9 +1,9 @@
 /** `set_mouse_enabled`: switches tmux mouse support on or off. */
 
 import { z } from "zod";
-import { changesTmux, defineTool } from "../mcp/registry.ts";
-import { action, optionalSession } from "../mcp/schemas.ts";
-import { withoutValues } from "../mcp/workspace.ts";
+import { changesTmux, defineTool } from "../core/registry.ts";
+import { action, optionalSession } from "../core/schemas.ts";
+import { withoutValues } from "../domain/workspace.ts";
 import { sessionWindowTarget } from "../tmux/targets.ts";
 
 /** The set_mouse_enabled tool. */

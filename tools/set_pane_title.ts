@@ -1,11 +1,11 @@
 /** `set_pane_title`: sets the title tmux shows for a pane. */
 
 import { z } from "zod";
-import { ToolError } from "../mcp/errors.ts";
-import { callerPane } from "../mcp/panes.ts";
-import { changesTmux, defineTool } from "../mcp/registry.ts";
-import { paneId, paneView } from "../mcp/schemas.ts";
-import { nameText, withoutValues } from "../mcp/workspace.ts";
+import { ToolError } from "../core/errors.ts";
+import { callerPane } from "../core/panes.ts";
+import { changesTmux, defineTool } from "../core/registry.ts";
+import { paneId, paneView } from "../core/schemas.ts";
+import { nameText, withoutValues } from "../domain/workspace.ts";
 import { escapeFormat, label } from "../tmux/format.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { noSuch } from "../tmux/errors.ts";

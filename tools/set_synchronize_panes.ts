@@ -1,11 +1,11 @@
 /** `set_synchronize_panes`: makes keys typed into one pane of a window go to all of them. */
 
 import { z } from "zod";
-import { ToolError } from "../mcp/errors.ts";
-import { changesTmux, defineTool } from "../mcp/registry.ts";
-import { action, windowId } from "../mcp/schemas.ts";
-import { heldCaller, unlessHoldsCaller } from "../mcp/caller_guard.ts";
-import { withoutValues } from "../mcp/workspace.ts";
+import { ToolError } from "../core/errors.ts";
+import { changesTmux, defineTool } from "../core/registry.ts";
+import { action, windowId } from "../core/schemas.ts";
+import { heldCaller, unlessHoldsCaller } from "../core/caller_guard.ts";
+import { withoutValues } from "../domain/workspace.ts";
 import { windowTarget } from "../tmux/targets.ts";
 
 /** The set_synchronize_panes tool. */

@@ -1,8 +1,8 @@
 /** `show_environment`: names (and, for one name, the value) of tmux environment variables. */
 
 import { z } from "zod";
-import { defineTool } from "../mcp/registry.ts";
-import { optionalSession } from "../mcp/schemas.ts";
+import { defineTool } from "../core/registry.ts";
+import { optionalSession } from "../core/schemas.ts";
 import {
   type EnvironmentEntry,
   parseEnvironment,

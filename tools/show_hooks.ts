@@ -1,9 +1,9 @@
 /** `show_hooks`: the hooks set at a scope. */
 
 import { z } from "zod";
-import { defineTool, readsMetadata } from "../mcp/registry.ts";
-import { optionalPaneId } from "../mcp/schemas.ts";
-import { scopeSchema, showInScope } from "../mcp/scope.ts";
+import { defineTool, readsMetadata } from "../core/registry.ts";
+import { optionalPaneId } from "../core/schemas.ts";
+import { scopeSchema, showInScope } from "../core/scope.ts";
 
 /** The show_hooks tool. */
 export const showHooks = defineTool({

@@ -1,10 +1,10 @@
 /** `show_option`: the effective value of one tmux option. */
 
 import { z } from "zod";
-import { ToolError } from "../mcp/errors.ts";
-import { defineTool, readsMetadata } from "../mcp/registry.ts";
-import { optionalPaneId } from "../mcp/schemas.ts";
-import { scopeSchema, showInScope } from "../mcp/scope.ts";
+import { ToolError } from "../core/errors.ts";
+import { defineTool, readsMetadata } from "../core/registry.ts";
+import { optionalPaneId } from "../core/schemas.ts";
+import { scopeSchema, showInScope } from "../core/scope.ts";
 import { TmuxError } from "../tmux/errors.ts";
 import { parseOptionValues } from "../tmux/option_listing.ts";
 

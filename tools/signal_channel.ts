@@ -1,8 +1,8 @@
 /** `signal_channel`: wake everything waiting on a tmux `wait-for` channel. */
 
 import { z } from "zod";
-import { channelName } from "../mcp/channel.ts";
-import { changesTmux, defineTool } from "../mcp/registry.ts";
+import { channelName } from "../domain/channel.ts";
+import { changesTmux, defineTool } from "../core/registry.ts";
 
 /** The signal_channel tool. */
 export const signalChannel = defineTool({

@@ -1,10 +1,10 @@
 /** `snapshot_pane`: a pane's view, cursor and visible text from one consistent read. */
 
 import { z } from "zod";
-import { budget, callerPane, captureLines, resolvePane } from "../mcp/panes.ts";
-import { contentText } from "../mcp/budget.ts";
-import { defineTool, readsTerminal } from "../mcp/registry.ts";
-import { content, maxLines, optionalPaneId, paneView } from "../mcp/schemas.ts";
+import { budget, callerPane, captureLines, resolvePane } from "../core/panes.ts";
+import { contentText } from "../core/budget.ts";
+import { defineTool, readsTerminal } from "../core/registry.ts";
+import { content, maxLines, optionalPaneId, paneView } from "../core/schemas.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { noSuch } from "../tmux/errors.ts";
 import { listPanesCommand, parsePanes } from "../tmux/views.ts";

@@ -1,10 +1,10 @@
 /** `split_window`: splits a pane to make a new one beside it. */
 
 import { z } from "zod";
-import { ToolError } from "../mcp/errors.ts";
-import { callerPane } from "../mcp/panes.ts";
-import { changesTmux, defineTool } from "../mcp/registry.ts";
-import { paneId, paneView } from "../mcp/schemas.ts";
+import { ToolError } from "../core/errors.ts";
+import { callerPane } from "../core/panes.ts";
+import { changesTmux, defineTool } from "../core/registry.ts";
+import { paneId, paneView } from "../core/schemas.ts";
 import {
   confirmDirectory,
   directoryArgs,
@@ -15,7 +15,7 @@ import {
   startDirectory,
   startDirectoryConfirmed,
   withoutValues,
-} from "../mcp/workspace.ts";
+} from "../domain/workspace.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { PANE_FORMAT, parsePanes } from "../tmux/views.ts";
 

@@ -1,9 +1,9 @@
 /** `swap_pane`: exchanges the places of two panes. */
 
 import { z } from "zod";
-import { ownPaneRefusal } from "../mcp/caller_guard.ts";
-import { changesTmux, defineTool } from "../mcp/registry.ts";
-import { action, paneId } from "../mcp/schemas.ts";
+import { ownPaneRefusal } from "../core/caller_guard.ts";
+import { changesTmux, defineTool } from "../core/registry.ts";
+import { action, paneId } from "../core/schemas.ts";
 import { anyPaneWhere, holdsPane, printed, runIf } from "../tmux/guard.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { noSuch } from "../tmux/errors.ts";

@@ -1,9 +1,9 @@
 /** `wait_for_channel`: block until a tmux `wait-for` channel is signalled. */
 
 import { z } from "zod";
-import { channelName } from "../mcp/channel.ts";
-import { defineTool, readsMetadata } from "../mcp/registry.ts";
-import { timeoutSeconds } from "../mcp/schemas.ts";
+import { channelName } from "../domain/channel.ts";
+import { defineTool, readsMetadata } from "../core/registry.ts";
+import { timeoutSeconds } from "../core/schemas.ts";
 import { waitForChannel } from "../tmux/wait_for.ts";
 
 /** The wait_for_channel tool. */

@@ -1,14 +1,14 @@
 /** `wait_for_text`: wait inside the server until a pane prints text matching a pattern. */
 
 import { z } from "zod";
-import { contentText } from "../mcp/budget.ts";
-import { encodeCursor } from "../mcp/cursor.ts";
-import { warmMatchWorker } from "../mcp/match_worker.ts";
-import { compilePattern, loadPatternEngine } from "../mcp/pattern.ts";
-import { defineTool, readsTerminal } from "../mcp/registry.ts";
-import { content, optionalPaneId, timeoutSeconds } from "../mcp/schemas.ts";
-import { cursorPane } from "../mcp/since.ts";
-import { waitForText, WITHOUT_CURSOR } from "../mcp/wait_text.ts";
+import { contentText } from "../core/budget.ts";
+import { encodeCursor } from "../domain/cursor.ts";
+import { warmMatchWorker } from "../domain/match_worker.ts";
+import { compilePattern, loadPatternEngine } from "../domain/pattern.ts";
+import { defineTool, readsTerminal } from "../core/registry.ts";
+import { content, optionalPaneId, timeoutSeconds } from "../core/schemas.ts";
+import { cursorPane } from "../domain/since.ts";
+import { waitForText, WITHOUT_CURSOR } from "../domain/wait_text.ts";
 
 // An empty list is no patterns, as an omitted one is: any new output ends the wait.
 const patternList = z.array(z.string().min(1).max(999)).max(32).nullish();

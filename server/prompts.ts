@@ -7,13 +7,13 @@
  * @module
  */
 
-import { errorText, ToolError } from "./errors.ts";
-import { compilePattern, loadPatternEngine } from "./pattern.ts";
+import { errorText, ToolError } from "../core/errors.ts";
+import { compilePattern, loadPatternEngine } from "../domain/pattern.ts";
 import { INVALID_PARAMS, ResourceError } from "./resources.ts";
-import type { Settings } from "./settings.ts";
+import type { Settings } from "../core/settings.ts";
 import { PANE_ID } from "../tmux/targets.ts";
-import { counted } from "./words.ts";
-import { DOLLAR_SESSION_NAME } from "./workspace.ts";
+import { counted } from "../core/words.ts";
+import { DOLLAR_SESSION_NAME } from "../domain/workspace.ts";
 
 /** One argument of a prompt, as `prompts/list` shows it. */
 export interface PromptArgument {

@@ -11,7 +11,7 @@
  */
 
 import type { AST, RegExpSyntaxError } from "@eslint-community/regexpp";
-import { ToolError } from "./errors.ts";
+import { ToolError } from "../core/errors.ts";
 
 type Regexpp = typeof import("@eslint-community/regexpp");
 let regexpp: Regexpp | undefined;

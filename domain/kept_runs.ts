@@ -14,7 +14,7 @@
  * @module
  */
 
-import type { Content } from "./budget.ts";
+import type { Content } from "../core/budget.ts";
 
 /** What was read of a run that ended while no call waited for it. */
 export interface EndedRun {

@@ -9,8 +9,8 @@
 import { z } from "zod";
 import { isOwnSocket, type Tmux } from "../tmux/client.ts";
 import { sessionTarget, windowTarget } from "../tmux/targets.ts";
-import { DETACHES, refuseIfHeldCaller, unlessHoldsCaller } from "./caller_guard.ts";
-import type { ToolContext } from "./registry.ts";
+import { DETACHES, refuseIfHeldCaller, unlessHoldsCaller } from "../core/caller_guard.ts";
+import type { ToolContext } from "../core/registry.ts";
 
 /** One pane as `list-panes -a` prints it: a linked window shows once per session. */
 export interface PaneRow {

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { type Content, utf8Length } from "./budget.ts";
+import { type Content, utf8Length } from "../core/budget.ts";
 
 /** What a window has to hold to decide a budgeted result. */
 export interface WindowNeed {

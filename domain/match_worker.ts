@@ -4,7 +4,7 @@
  * the answer, and a hard deadline ends the worker mid-line.
  *
  * The worker is built from a blob holding the source of
- * mcp/pattern_run.ts's functions and of joinWrappedRows (mcp/wrapped.ts): a blob URL needs no read permission
+ * domain/pattern_run.ts's functions and of joinWrappedRows (domain/wrapped.ts): a blob URL needs no read permission
  * (the server has none) and no module to load, so it works the same under
  * `deno run` and inside a `deno compile` binary, which embeds this module
  * and therefore that source.
@@ -39,7 +39,7 @@ export interface PaneHit {
   span: [number, number] | null;
 }
 
-/** What a pane holds, as two captures of the same rows (see mcp/wrapped.ts). */
+/** What a pane holds, as two captures of the same rows (see domain/wrapped.ts). */
 export interface PaneText {
   physical: string;
   joined: string;
@@ -215,7 +215,7 @@ function park(worker: Worker): void {
 
 /**
  * The worker's message handler. Its source runs inside the worker, next to
- * mcp/pattern_run.ts's functions and those of {@link spawn}: it may use
+ * domain/pattern_run.ts's functions and those of {@link spawn}: it may use
  * those and nothing else.
  */
 function onJob(event: MessageEvent<Job>): void {

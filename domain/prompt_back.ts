@@ -16,7 +16,7 @@
 
 import { TmuxError } from "../tmux/errors.ts";
 import { paneTarget } from "../tmux/targets.ts";
-import type { ToolContext } from "./registry.ts";
+import type { ToolContext } from "../core/registry.ts";
 
 /** How long a shell may take to draw its prompt after a run. */
 export const PROMPT_GRACE_MS = 1_500;

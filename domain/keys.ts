@@ -9,8 +9,8 @@
 import { z } from "zod";
 import { chunkText } from "../tmux/chunks.ts";
 import { paneTarget } from "../tmux/targets.ts";
-import { ToolError } from "./errors.ts";
-import { counted } from "./words.ts";
+import { ToolError } from "../core/errors.ts";
+import { counted } from "../core/words.ts";
 import { chordsAsIn33 } from "../tmux/version.ts";
 
 /** Named keys tmux 3.3 understands (key-string.c), lower-cased for lookup. */

@@ -6,9 +6,9 @@
  * @module
  */
 
-import { ToolError } from "./errors.ts";
-import { splitCapture, trimTrailingBlank } from "./panes.ts";
-import type { ToolContext } from "./registry.ts";
+import { ToolError } from "../core/errors.ts";
+import { splitCapture, trimTrailingBlank } from "../core/panes.ts";
+import type { ToolContext } from "../core/registry.ts";
 import {
   AWAIT_STATUS,
   type Frame,

@@ -14,9 +14,9 @@ import { TmuxError } from "../tmux/errors.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { keepTrailingSpacesFlags } from "../tmux/version.ts";
 import { type CursorState, decodeCursor, keepsPrefix, MAX_CURSOR_ROWS, rowHash } from "./cursor.ts";
-import { ToolError } from "./errors.ts";
-import { resolvePane, trimRow } from "./panes.ts";
-import type { ToolContext } from "./registry.ts";
+import { ToolError } from "../core/errors.ts";
+import { resolvePane, trimRow } from "../core/panes.ts";
+import type { ToolContext } from "../core/registry.ts";
 import { wrapFlags } from "./wrapped.ts";
 import { type PaneState, parseState, readState, sameState, STATE_FORMAT } from "./pane_state.ts";
 

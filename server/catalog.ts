@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { AnyTool } from "./registry.ts";
+import type { AnyTool } from "../core/registry.ts";
 import { callReadToolsBatch } from "../tools/call_read_tools_batch.ts";
 import { capturePane } from "../tools/capture_pane.ts";
 import { findPaneByPosition } from "../tools/find_pane_by_position.ts";

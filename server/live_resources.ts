@@ -22,9 +22,9 @@ import {
   parseWindows,
   type SessionView,
 } from "../tmux/views.ts";
-import { budgetLines, longestFitting } from "./budget.ts";
+import { budgetLines, longestFitting } from "../core/budget.ts";
 import { logError } from "./server.ts";
-import { captureLines } from "./panes.ts";
+import { captureLines } from "../core/panes.ts";
 import {
   INVALID_PARAMS,
   readBytes,
@@ -36,7 +36,7 @@ import {
   type ResourceTemplateEntry,
   withinBudget,
 } from "./resources.ts";
-import { counted } from "./words.ts";
+import { counted } from "../core/words.ts";
 import {
   paneMissing,
   type PaneRef,
@@ -203,7 +203,7 @@ export class LiveResources implements ResourceProvider {
         w ? `${w.index} (${w.name})` : pane.windowId
       }.${pane.index}`;
       // The names here are labels for people: list_changed follows the URIs
-      // only (mcp/server.ts listingKey), so a window renamed after the
+      // only (server/server.ts listingKey), so a window renamed after the
       // program in it changes the description without a notification.
       entries.push({
         uri: paneUri(pane.paneId, "view"),

@@ -1,6 +1,6 @@
 /**
- * Translates the validated JavaScript AST (mcp/pattern_validator.ts) into
- * the tree mcp/pattern_program.ts compiles: every character, escape and
+ * Translates the validated JavaScript AST (domain/pattern_validator.ts) into
+ * the tree domain/pattern_program.ts compiles: every character, escape and
  * class becomes a set of code points with case folding already applied,
  * so JavaScript's meaning of `\s`, `\w`, `.` and `i` is kept exactly.
  *
@@ -13,7 +13,7 @@
  */
 
 import type { AST } from "@eslint-community/regexpp";
-import { ToolError } from "./errors.ts";
+import { ToolError } from "../core/errors.ts";
 import type { AssertKind, Node } from "./pattern_program.ts";
 import {
   classSet,

@@ -5,9 +5,9 @@
  * @module
  */
 
-import { utf8Length } from "./budget.ts";
-import { fromBase64Url, toBase64Url } from "./cursor.ts";
-import type { ToolContext } from "./registry.ts";
+import { utf8Length } from "../core/budget.ts";
+import { fromBase64Url, toBase64Url } from "../domain/cursor.ts";
+import type { ToolContext } from "../core/registry.ts";
 
 /** A listed resource. */
 export interface ResourceEntry {

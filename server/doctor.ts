@@ -18,11 +18,11 @@ import { type FoundTmux, locateTmux, TMUX_LOCATIONS } from "../tmux/locate.ts";
 import { isTestedVersion, TESTED_VERSIONS } from "../tmux/version.ts";
 import { isDirectoryPath, missingSocketDirectory } from "../tmux/socket_probe.ts";
 
-import { SETTING_ENV_NAMES, settingFromEnv, type Settings } from "./settings.ts";
+import { SETTING_ENV_NAMES, settingFromEnv, type Settings } from "../core/settings.ts";
 import { SERVER_NAME, SERVER_VERSION } from "./version.ts";
 import { attachCommand } from "./capabilities.ts";
-import { shellQuote } from "./shell_frame.ts";
-import { counted } from "./words.ts";
+import { shellQuote } from "../domain/shell_frame.ts";
+import { counted } from "../core/words.ts";
 
 type Verdict = "ok" | "warn" | "FAIL" | "info";
 

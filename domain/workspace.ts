@@ -13,9 +13,9 @@ import { z } from "zod";
 import { isGone, TmuxError } from "../tmux/errors.ts";
 import { escapeFormat, FormatError, splitRecords as splitRecordTexts } from "../tmux/format.ts";
 import { getPane, type PaneView } from "../tmux/views.ts";
-import { ToolError } from "./errors.ts";
-import { renderText } from "./render_text.ts";
-import type { ToolContext } from "./registry.ts";
+import { ToolError } from "../core/errors.ts";
+import { renderText } from "../core/render_text.ts";
+import type { ToolContext } from "../core/registry.ts";
 
 /** A name or title: `min`–`max` characters without NUL (checked here, not in the listed schema). */
 export function nameText(max = 256, min = 1) {

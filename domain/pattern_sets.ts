@@ -8,7 +8,7 @@
  */
 
 import type { AST } from "@eslint-community/regexpp";
-import { ToolError } from "./errors.ts";
+import { ToolError } from "../core/errors.ts";
 
 /** The largest code point. */
 export const MAX_CODE_POINT = 0x10ffff;

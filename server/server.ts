@@ -33,8 +33,8 @@ import type { Caller } from "../tmux/caller.ts";
 import type { Tmux } from "../tmux/client.ts";
 import { TmuxError } from "../tmux/errors.ts";
 import { parseArguments } from "./arguments.ts";
-import { utf8Length } from "./budget.ts";
-import { noteUnoffered, ToolError } from "./errors.ts";
+import { utf8Length } from "../core/budget.ts";
+import { noteUnoffered, ToolError } from "../core/errors.ts";
 import { CATALOG } from "./catalog.ts";
 import { inputJsonSchema, outputJsonSchema } from "./json_schema.ts";
 import {
@@ -44,7 +44,7 @@ import {
   CAPABILITY_META_KEY,
   classSentence,
   type ToolContext,
-} from "./registry.ts";
+} from "../core/registry.ts";
 import type { Prompts } from "./prompts.ts";
 import { ProtocolServer } from "./protocol_server.ts";
 import {
@@ -54,10 +54,10 @@ import {
   resourcePage,
   type ResourceProvider,
 } from "./resources.ts";
-import { errorResult, resultBytes, successResult, type ToolResult } from "./results.ts";
-import { renderText } from "./render_text.ts";
-import type { Settings } from "./settings.ts";
-import { toolsetsOn } from "./toolsets.ts";
+import { errorResult, resultBytes, successResult, type ToolResult } from "../core/results.ts";
+import { renderText } from "../core/render_text.ts";
+import type { Settings } from "../core/settings.ts";
+import { toolsetsOn } from "../core/toolsets.ts";
 import { SERVER_NAME, SERVER_VERSION } from "./version.ts";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;

@@ -1,10 +1,10 @@
 /**
- * Runs a compiled pattern (mcp/pattern_program.ts) over a line: a
+ * Runs a compiled pattern (domain/pattern_program.ts) over a line: a
  * bit-parallel simulation of its position automaton, so each character
  * costs a fixed number of word operations that the compiler bounds.
  *
  * Every function here is self-contained (no imports, no module-level
- * values): mcp/match_worker.ts sends their source text to a worker built
+ * values): domain/match_worker.ts sends their source text to a worker built
  * from a blob, which needs no read permission and no module loading.
  *
  * @module

@@ -6,10 +6,10 @@
  */
 
 import { isOwnSocket, type SocketChoice } from "../tmux/client.ts";
-import { type AnyTool, CAPABILITY_META_KEY } from "./registry.ts";
+import { type AnyTool, CAPABILITY_META_KEY } from "../core/registry.ts";
 import { type ResourceProvider, withinBudget } from "./resources.ts";
-import type { Settings } from "./settings.ts";
-import { shellQuote } from "./shell_frame.ts";
+import type { Settings } from "../core/settings.ts";
+import { shellQuote } from "../domain/shell_frame.ts";
 import { SERVER_NAME, SERVER_VERSION } from "./version.ts";
 
 /** Facts learned at start-up that the document reports. */

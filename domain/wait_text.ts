@@ -1,8 +1,8 @@
 /**
  * The wait behind `wait_for_text`: remember the pane at entry, arm an output
  * watch (tmux/output_watch.ts), and on every wake-up read only the rows
- * written or rewritten since the previous look (mcp/since.ts), testing them
- * against the stop patterns and the patterns in a worker (mcp/match_worker.ts),
+ * written or rewritten since the previous look (domain/since.ts), testing them
+ * against the stop patterns and the patterns in a worker (domain/match_worker.ts),
  * ended at the wait's deadline. Text on screen at entry never
  * matches: it was not written after the call began, unless the caller gave
  * a capture_since cursor taken earlier, and it was written after that.
@@ -12,11 +12,11 @@
 
 import { isNoServer, TmuxError } from "../tmux/errors.ts";
 import { FollowingWatch, type WakeMechanism } from "../tmux/output_watch.ts";
-import { budgetLines, type Content, utf8Length } from "./budget.ts";
+import { budgetLines, type Content, utf8Length } from "../core/budget.ts";
 import { type CursorState, keepsPrefix } from "./cursor.ts";
 import { firstMatch, MatchDeadline } from "./match_worker.ts";
 import type { Matcher } from "./pattern.ts";
-import type { ToolContext } from "./registry.ts";
+import type { ToolContext } from "../core/registry.ts";
 import {
   compareReading,
   type Delta,

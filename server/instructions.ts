@@ -10,8 +10,8 @@
 
 import { socketWords } from "./capabilities.ts";
 import { readsTerminalContent } from "./catalog.ts";
-import type { Settings } from "./settings.ts";
-import { TOOLSETS } from "./toolsets.ts";
+import type { Settings } from "../core/settings.ts";
+import { TOOLSETS } from "../core/toolsets.ts";
 
 /** The most UTF-8 bytes the instructions may take. */
 export const INSTRUCTIONS_MAX_BYTES = 2048;

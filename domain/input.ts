@@ -14,11 +14,11 @@ import { anyPaneWhere, commandList, runIf } from "../tmux/guard.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { noSuch } from "../tmux/errors.ts";
 import { getPaneWith, paneLineCommand, type PaneView } from "../tmux/views.ts";
-import { ownPaneRefusal } from "./caller_guard.ts";
-import { longestFitting } from "./budget.ts";
-import { ToolError } from "./errors.ts";
-import { callerPane } from "./panes.ts";
-import type { ToolContext } from "./registry.ts";
+import { ownPaneRefusal } from "../core/caller_guard.ts";
+import { longestFitting } from "../core/budget.ts";
+import { ToolError } from "../core/errors.ts";
+import { callerPane } from "../core/panes.ts";
+import type { ToolContext } from "../core/registry.ts";
 
 /** A pane's state as the input guard reads it in tmux. */
 interface InputState {

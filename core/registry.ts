@@ -87,7 +87,7 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   handler(args: z.output<I>, ctx: ToolContext): Promise<z.input<O>>;
   /**
    * The text block for clients that ignore structure, given the call's
-   * arguments when known; compact generic lines (mcp/render_text.ts) when absent.
+   * arguments when known; compact generic lines (core/render_text.ts) when absent.
    */
   render?(result: z.input<O>, args?: z.output<I>): string;
   /**

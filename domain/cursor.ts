@@ -6,7 +6,7 @@
  * @module
  */
 
-import { ToolError } from "./errors.ts";
+import { ToolError } from "../core/errors.ts";
 
 /** What a cursor remembers: rows `[base, base + hashes.length)` of the pane, as absolute line numbers. */
 export interface CursorState {

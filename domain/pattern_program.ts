@@ -1,6 +1,6 @@
 /**
- * Compiles a pattern's tree (built by mcp/pattern.ts from the validated
- * JavaScript AST) into the position automaton that mcp/pattern_run.ts
+ * Compiles a pattern's tree (built by domain/pattern.ts from the validated
+ * JavaScript AST) into the position automaton that domain/pattern_run.ts
  * runs: one position per character set or assertion, counted repetitions
  * expanded, edges p -> p + 1 as a shift mask, the rest as grouped edges.
  *

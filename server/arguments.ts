@@ -6,7 +6,7 @@
  */
 
 import type { z } from "zod";
-import { ToolError } from "./errors.ts";
+import { ToolError } from "../core/errors.ts";
 
 /** Parses `raw` with `schema`; throws a ToolError naming the argument at fault. */
 export function parseArguments<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {

@@ -10,7 +10,7 @@
  */
 
 import type { AST } from "@eslint-community/regexpp";
-import { ToolError } from "./errors.ts";
+import { ToolError } from "../core/errors.ts";
 import { buildProgram, MAX_COST, type Node, TooCostly } from "./pattern_program.ts";
 import { type Compiled, type Filter, findLine, testLine } from "./pattern_run.ts";
 import { isSurrogate } from "./pattern_sets.ts";
@@ -27,7 +27,7 @@ export interface PatternOptions {
 export interface Matcher {
   /** The pattern as the caller gave it. */
   readonly source: string;
-  /** What a worker runs (mcp/match_worker.ts). */
+  /** What a worker runs (domain/match_worker.ts). */
   readonly compiled: Compiled;
   /** True when `line` contains a match. */
   test(line: string): boolean;
@@ -45,7 +45,7 @@ export async function loadPatternEngine(): Promise<void> {
 }
 
 /**
- * Validates and compiles `pattern`; throws ToolError (from mcp/errors.ts)
+ * Validates and compiles `pattern`; throws ToolError (from core/errors.ts)
  * when refused. Needs {@link loadPatternEngine} to have resolved.
  */
 export function compilePattern(pattern: string, options: PatternOptions): Matcher {
