@@ -12,6 +12,7 @@
  * @module
  */
 
+import { cost, MAX_COST } from "./pattern_program.ts";
 import { type Compiled, findLine, RUNTIME, testLine } from "./pattern_run.ts";
 import { joinWrappedRows } from "./wrapped.ts";
 
@@ -64,15 +65,27 @@ export function matchPane(
 
 /**
  * Panes whose two captures hold at most this many UTF-16 units in all may be
- * matched on the calling thread ({@link matchPaneHere}): a message to the
- * worker and back costs more than matching them, and even the costliest
- * accepted pattern takes well under 0.1 s over this much text.
+ * matched on the calling thread ({@link matchPaneHere}) by the costliest
+ * accepted pattern: a message to the worker and back costs more than
+ * matching them, and that pattern takes well under 0.1 s over this much text.
  */
 export const INLINE_UNITS = 64 * 1024;
+/** A cheaper pattern gets a proportionally larger bound, up to this many times. */
+const INLINE_SCALE_MAX = 8;
+
+/**
+ * The units {@link matchPaneHere} may take with `compiled`: the engine's cost
+ * per character is fixed at compile time, so the worst case's time bound
+ * holds for {@link INLINE_UNITS} times how much cheaper it is than the limit.
+ */
+export function inlineUnits(compiled: Compiled): number {
+  const perChar = Math.max(cost(compiled.forward), cost(compiled.reverse), 1);
+  return Math.floor(INLINE_UNITS * Math.min(INLINE_SCALE_MAX, MAX_COST / perChar));
+}
 
 /**
  * {@link matchPane} on the calling thread, without deadline: only for a pane
- * within {@link INLINE_UNITS}, whose matching time the engine's linear bound
+ * within {@link inlineUnits}, whose matching time the engine's linear bound
  * keeps short.
  */
 export function matchPaneHere(

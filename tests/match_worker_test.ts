@@ -5,6 +5,8 @@ import assert from "node:assert/strict";
 import {
   closeMatchWorkers,
   firstMatch,
+  INLINE_UNITS,
+  inlineUnits,
   MatchDeadline,
   matchPane,
   matchPaneHere,
@@ -63,6 +65,16 @@ Deno.test("a small pane matched in place reads the same as in the worker", async
   } finally {
     closeMatchWorkers();
   }
+});
+
+Deno.test("a cheap pattern is matched in place over more text than a costly one", () => {
+  // The bound scales with the compiled cost per character: the costliest
+  // accepted pattern gets the base bound, a plain word up to eight times it.
+  const costliest = inlineUnits(compiled(SLOW));
+  assert.ok(costliest >= INLINE_UNITS && costliest < 1.01 * INLINE_UNITS, `${costliest}`);
+  assert.equal(inlineUnits(compiled("error")), 8 * INLINE_UNITS);
+  const middle = inlineUnits(compiled("a.{0,990}b"));
+  assert.ok(middle > INLINE_UNITS && middle < 8 * INLINE_UNITS, `${middle}`);
 });
 
 Deno.test("firstMatch: the first line, then the first pattern on it", async () => {

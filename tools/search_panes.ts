@@ -7,6 +7,7 @@ import { CUT_MARK } from "../tmux/utf8.ts";
 import { callerPane } from "../core/panes.ts";
 import {
   INLINE_UNITS,
+  inlineUnits,
   MatchDeadline,
   matchPane,
   matchPaneHere,
@@ -101,9 +102,9 @@ export const searchPanes = defineTool({
       literal: args.literal,
       ignoreCase: args.ignoreCase,
     });
-    // Histories are what outgrow matching in place: start the worker they
-    // need while tmux reads them.
-    if (args.includeHistory) warmMatchWorker();
+    // Histories are what outgrow matching in place with a costly pattern:
+    // start the worker they need while tmux reads them.
+    if (args.includeHistory && inlineUnits(matcher.compiled) <= INLINE_UNITS) warmMatchWorker();
     const scope = args.session
       ? { kind: "session" as const, session: args.session }
       : { kind: "all" as const };
@@ -264,7 +265,8 @@ async function matchCapture(
 ): Promise<{ hits: PaneHit[]; more: boolean }> {
   const limits = { limit: maxMatches + 1 + SPARE_HITS, locateOver: LOCATE_OVER };
   if (
-    capture.physical.length + capture.joined.length <= INLINE_UNITS && state.inlineMs < INLINE_MS
+    capture.physical.length + capture.joined.length <= inlineUnits(matcher.compiled) &&
+    state.inlineMs < INLINE_MS
   ) {
     const began = performance.now();
     const found = matchPaneHere(matcher.compiled, capture, limits);
