@@ -159,12 +159,16 @@ export class NotAtPrompt extends ToolError {
  * the pane's shell waits at its prompt: it is asleep (blocked reading the
  * terminal), its process group owns the terminal, and no other process is
  * in that group (a command substitution, a program not yet in a group of
- * its own). From /proc on Linux, else from ps.
+ * its own). On Linux the shell must also not sleep waiting for a child: a
+ * job it just started sits in a group of its own before it takes the
+ * terminal, and a line typed then is echoed by the terminal before the
+ * prompt. From /proc on Linux, else from ps.
  */
 function shellAtPrompt(): string {
   const script = [
     "if [ -r /proc/$p/stat ]; then read -r s < /proc/$p/stat; s=${s##*) }; set -- $s",
     '[ "$1" = S ] && [ "$6" = "$p" ] || exit 1',
+    "w=; read -r w 2>/dev/null < /proc/$p/wchan; case $w in do_wait*|*sigsuspend*) exit 1;; esac",
     'for f in /proc/$p/task/*/children; do k=; read -r k < "$f"',
     "for c in $k; do t=; read -r t < /proc/$c/stat; t=${t##*) }; set -- $t",
     '[ "$3" = "$p" ] && exit 1; done; done; exit 0; fi',

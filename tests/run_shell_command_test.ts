@@ -870,6 +870,25 @@ Deno.test("run_shell_command: refuses when the shell does not read the line (pag
     await fixture.runInPane(pane, "PROMPT_COMMAND=");
     const after = await run(session, pane, "echo free");
     assertEquals(after.output.lines, ["free"]);
+    // The shell waits for a child in a group of its own that has not taken
+    // the terminal (as a job just started has not yet): the terminal would
+    // echo the line before any prompt. Refused at once, not timed out.
+    await fixture.typeLine(
+      pane,
+      "set +m; setsid sh -c 'tmux wait-for -S child-in; tmux wait-for child-gate'",
+    );
+    await fixture.tmux("wait-for", "child-in");
+    const waiting = await session.call("run_shell_command", {
+      paneId: pane,
+      command: "echo TYPED-$((6*7))",
+      timeoutSeconds: 1,
+    });
+    assert(waiting.isError, JSON.stringify(waiting.structuredContent));
+    assertStringIncludes(JSON.stringify(waiting.content), "not waiting at its prompt");
+    assert(!(await fixture.tmux("capture-pane", "-p", "-t", pane)).includes("TYPED"));
+    await fixture.tmux("wait-for", "-S", "child-gate");
+    await fixture.runInPane(pane, "set -m");
+    assertEquals((await run(session, pane, "echo free")).output.lines, ["free"]);
   });
 });
 
