@@ -12,8 +12,16 @@
 
 import { isNoServer, TmuxError } from "../tmux/errors.ts";
 import { FollowingWatch, type WakeMechanism } from "../tmux/output_watch.ts";
+import { SERVER_PID } from "../tmux/wait_for.ts";
 import { budgetLines, type Content, utf8Length } from "../core/budget.ts";
-import { type CursorState, keepsPrefix } from "./cursor.ts";
+import type { CursorState } from "./cursor.ts";
+import {
+  isTypedLine,
+  logicalLines,
+  logicalSpans,
+  type TypedRow,
+  typedRowOf,
+} from "./logical_lines.ts";
 import { firstMatch, MatchDeadline } from "./match_worker.ts";
 import type { Matcher } from "./pattern.ts";
 import type { ToolContext } from "../core/registry.ts";
@@ -135,80 +143,6 @@ class Tail {
   }
 }
 
-/** A logical line: its text and the absolute rows `[from, to)` it spans. */
-interface LogicalLine {
-  text: string;
-  from: number;
-  to: number;
-}
-
-/**
- * The logical lines of `snap` covering its absolute lines `[start, end)`,
- * joined where tmux wrapped a row onto the next (its wrap flag, as
- * `capture-pane -J` reads it), so a pattern may span the wrap. The line the
- * first row belongs to is taken whole from where it starts in the read: a
- * row written onto the end of a wrapped line completes that line.
- */
-export function logicalLines(snap: Snapshot, start: number, end: number): string[] {
-  return logicalSpans(snap, start, end).map((line) => line.text);
-}
-
-/** {@link logicalLines} with the rows each line spans. */
-function logicalSpans(snap: Snapshot, start: number, end: number): LogicalLine[] {
-  if (end <= start) return [];
-  const wrappedAt = (abs: number) => snap.wrapped?.[abs - snap.first] ?? null;
-  let from = Math.max(start, snap.first);
-  while (from > snap.first && wrappedAt(from - 1) !== null) from--;
-  const lines: LogicalLine[] = [];
-  let current: LogicalLine | undefined;
-  const last = Math.min(end, snap.first + snap.rows.length);
-  for (let abs = from; abs < last; abs++) {
-    const wrapped = wrappedAt(abs);
-    current ??= { text: "", from: abs, to: abs };
-    current.text += wrapped ?? snap.rows[abs - snap.first];
-    current.to = abs + 1;
-    if (wrapped === null) {
-      lines.push(current);
-      current = undefined;
-    }
-  }
-  if (current !== undefined) lines.push(current);
-  return lines;
-}
-
-/**
- * The row a capture_since cursor was taken on (the prompt, where keys sent
- * after it are echoed), while it still starts with the text it held then.
- */
-interface TypedRow {
-  /** Absolute line number, in the numbering of the latest read. */
-  abs: number;
-  /** Length of the text it held (UTF-16 units). */
-  length: number;
-  /** Hash of that text. */
-  hash: number;
-}
-
-/**
- * The cursor's {@link TypedRow}; none when the row held no text (a program
- * printing onto an empty row is not told apart from an echo there).
- */
-function typedRowOf(mark: CursorState): TypedRow | undefined {
-  const i = mark.open - mark.base;
-  if (mark.openLength === 0 || i < 0 || i >= mark.hashes.length) return undefined;
-  return { abs: mark.open, length: mark.openLength, hash: mark.hashes[i] };
-}
-
-/**
- * True when `line` holds the typed row and that row still starts with what
- * it held: what follows is the echo of the keys typed onto the prompt (the
- * command line itself), not what the command printed.
- */
-function isTypedLine(snap: Snapshot, line: LogicalLine, typed: TypedRow | undefined): boolean {
-  if (!typed || typed.abs < line.from || typed.abs >= line.to) return false;
-  return keepsPrefix(snap.rows[typed.abs - snap.first], typed.length, typed.hash);
-}
-
 function paneGone(error: unknown): boolean {
   return error instanceof TmuxError && error.kind === "no_target";
 }
@@ -219,7 +153,7 @@ function paneGone(error: unknown): boolean {
  */
 async function serverGone(tmux: ToolContext["tmux"]): Promise<TmuxError | undefined> {
   try {
-    await tmux.one(["display-message", "-p", "#{pid}"]);
+    await tmux.one(SERVER_PID);
     return undefined;
   } catch (error) {
     if (isNoServer(error)) return error;

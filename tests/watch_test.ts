@@ -23,7 +23,7 @@ import {
   whileStopped,
   withServer,
 } from "./harness.ts";
-import { logicalLines } from "../domain/wait_text.ts";
+import { logicalLines } from "../domain/logical_lines.ts";
 import type { Snapshot } from "../domain/since.ts";
 import { wrapFlags } from "../domain/wrapped.ts";
 import { Tmux } from "../tmux/client.ts";
