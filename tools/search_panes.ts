@@ -104,7 +104,8 @@ export const searchPanes = defineTool({
     });
     // Histories are what outgrow matching in place with a costly pattern:
     // start the worker they need while tmux reads them.
-    if (args.includeHistory && inlineUnits(matcher.compiled) <= INLINE_UNITS) warmMatchWorker();
+    const inline = inlineUnits(matcher.compiled);
+    if (args.includeHistory && inline <= INLINE_UNITS) warmMatchWorker();
     const scope = args.session
       ? { kind: "session" as const, session: args.session }
       : { kind: "all" as const };
@@ -130,6 +131,7 @@ export const searchPanes = defineTool({
       searched: 0,
       deadline: performance.now() + TIME_BUDGET_MS,
       inlineMs: 0,
+      inlineUnits: inline,
       found: [],
       skipped: [],
     };
@@ -190,6 +192,8 @@ interface SearchState {
   deadline: number;
   /** Time spent matching on the server's thread, against {@link INLINE_MS}. */
   inlineMs: number;
+  /** Text a pane may hold to be matched in place with this pattern. */
+  inlineUnits: number;
   found: z.infer<typeof paneMatches>[];
   skipped: Skip[];
 }
@@ -265,7 +269,7 @@ async function matchCapture(
 ): Promise<{ hits: PaneHit[]; more: boolean }> {
   const limits = { limit: maxMatches + 1 + SPARE_HITS, locateOver: LOCATE_OVER };
   if (
-    capture.physical.length + capture.joined.length <= inlineUnits(matcher.compiled) &&
+    capture.physical.length + capture.joined.length <= state.inlineUnits &&
     state.inlineMs < INLINE_MS
   ) {
     const began = performance.now();
