@@ -18,52 +18,55 @@ await loadPatternEngine();
 const compiled = (pattern: string) =>
   compilePattern(pattern, { literal: false, ignoreCase: true }).compiled;
 const LONG = { timeoutMs: 30_000 };
+
+/** A test whose match workers are ended afterwards, whether it passes or not. */
+function workerTest(name: string, fn: () => Promise<void>): void {
+  Deno.test(name, async () => {
+    try {
+      await fn();
+    } finally {
+      closeMatchWorkers();
+    }
+  });
+}
 // One of the costliest patterns accepted, over 10 MB in one line: seconds of matching.
 const SLOW = "(?:[ab]c|[bc]a|[ca]b){0,180}d";
 const HUGE = "abc".repeat(3_400_000) + "!d";
 
-Deno.test("a pane's lines are joined, trimmed and matched in the worker", async () => {
-  try {
-    // Rows 0-3: "alpha" wrapped over two rows, "beta", "gamma" with spaces kept by -N.
-    const pane = {
-      physical: ["al", "pha", "beta", "gamma  "].join("\n"),
-      joined: ["alpha", "beta", "gamma  "].join("\n"),
-      firstRow: -2,
-    };
-    const found = await matchPane(compiled("a$"), pane, { limit: 10, locateOver: 3 }, LONG);
-    assert.deepEqual(found, {
-      hits: [
-        { row: -2, text: "alpha", span: [4, 5] },
-        { row: 0, text: "beta", span: [3, 4] },
-        { row: 1, text: "gamma", span: [4, 5] },
-      ],
-      more: false,
-    });
-    const limited = await matchPane(compiled("a"), pane, { limit: 1, locateOver: 99 }, LONG);
-    assert.deepEqual(limited, { hits: [{ row: -2, text: "alpha", span: null }], more: true });
-  } finally {
-    closeMatchWorkers();
-  }
+workerTest("a pane's lines are joined, trimmed and matched in the worker", async () => {
+  // Rows 0-3: "alpha" wrapped over two rows, "beta", "gamma" with spaces kept by -N.
+  const pane = {
+    physical: ["al", "pha", "beta", "gamma  "].join("\n"),
+    joined: ["alpha", "beta", "gamma  "].join("\n"),
+    firstRow: -2,
+  };
+  const found = await matchPane(compiled("a$"), pane, { limit: 10, locateOver: 3 }, LONG);
+  assert.deepEqual(found, {
+    hits: [
+      { row: -2, text: "alpha", span: [4, 5] },
+      { row: 0, text: "beta", span: [3, 4] },
+      { row: 1, text: "gamma", span: [4, 5] },
+    ],
+    more: false,
+  });
+  const limited = await matchPane(compiled("a"), pane, { limit: 1, locateOver: 99 }, LONG);
+  assert.deepEqual(limited, { hits: [{ row: -2, text: "alpha", span: null }], more: true });
 });
 
-Deno.test("a small pane matched in place reads the same as in the worker", async () => {
-  try {
-    const pane = {
-      physical: ["al", "pha", "", "beta é", "gamma  ", "x".repeat(50), "y"].join("\n"),
-      joined: ["alpha", "", "beta é", "gamma  ", "x".repeat(50) + "y"].join("\n"),
-      firstRow: -3,
-    };
-    for (const pattern of ["a$", "^$", "é", "x{3}y", "a|y", "zzz"]) {
-      for (const limits of [{ limit: 10, locateOver: 3 }, { limit: 1, locateOver: 99 }]) {
-        assert.deepEqual(
-          matchPaneHere(compiled(pattern), pane, limits),
-          await matchPane(compiled(pattern), pane, limits, LONG),
-          `${pattern} ${JSON.stringify(limits)}`,
-        );
-      }
+workerTest("a small pane matched in place reads the same as in the worker", async () => {
+  const pane = {
+    physical: ["al", "pha", "", "beta é", "gamma  ", "x".repeat(50), "y"].join("\n"),
+    joined: ["alpha", "", "beta é", "gamma  ", "x".repeat(50) + "y"].join("\n"),
+    firstRow: -3,
+  };
+  for (const pattern of ["a$", "^$", "é", "x{3}y", "a|y", "zzz"]) {
+    for (const limits of [{ limit: 10, locateOver: 3 }, { limit: 1, locateOver: 99 }]) {
+      assert.deepEqual(
+        matchPaneHere(compiled(pattern), pane, limits),
+        await matchPane(compiled(pattern), pane, limits, LONG),
+        `${pattern} ${JSON.stringify(limits)}`,
+      );
     }
-  } finally {
-    closeMatchWorkers();
   }
 });
 
@@ -77,22 +80,19 @@ Deno.test("a cheap pattern is matched in place over more text than a costly one"
   assert.ok(middle > INLINE_UNITS && middle < 8 * INLINE_UNITS, `${middle}`);
 });
 
-Deno.test("firstMatch: the first line, then the first pattern on it", async () => {
-  try {
-    const patterns = [compiled("error"), compiled("done"), compiled("o")];
-    assert.deepEqual(
-      await firstMatch(patterns, ["xyz", "done with error", "o"], LONG),
-      { line: 1, pattern: 0 },
-    );
-    assert.equal(await firstMatch(patterns, ["xyz"], LONG), null);
-    assert.equal(await firstMatch([], ["error"], LONG), null);
-  } finally {
-    closeMatchWorkers();
-  }
+workerTest("firstMatch: the first line, then the first pattern on it", async () => {
+  const patterns = [compiled("error"), compiled("done"), compiled("o")];
+  assert.deepEqual(
+    await firstMatch(patterns, ["xyz", "done with error", "o"], LONG),
+    { line: 1, pattern: 0 },
+  );
+  assert.equal(await firstMatch(patterns, ["xyz"], LONG), null);
+  assert.equal(await firstMatch([], ["error"], LONG), null);
 });
 
-Deno.test("the deadline ends the worker mid-line; the thread stays free and the next job runs", async () => {
-  try {
+workerTest(
+  "the deadline ends the worker mid-line; the thread stays free and the next job runs",
+  async () => {
     // Only ending the worker stops it.
     const pane = { physical: "", joined: HUGE, firstRow: 0 };
     const slow = compiled(SLOW);
@@ -111,41 +111,31 @@ Deno.test("the deadline ends the worker mid-line; the thread stays free and the 
     assert.ok(took < 2000, `the deadline took ${took.toFixed(0)} ms`);
     assert.ok(worstGap < 1000, `the thread was held ${worstGap.toFixed(0)} ms`);
     assert.deepEqual(await firstMatch([compiled("b")], ["ab"], LONG), { line: 0, pattern: 0 });
-  } finally {
-    closeMatchWorkers();
-  }
+  },
+);
+
+workerTest("cancelling ends the job with the signal's reason", async () => {
+  const pane = { physical: "", joined: HUGE, firstRow: 0 };
+  const controller = new AbortController();
+  const job = matchPane(compiled(SLOW), pane, { limit: 1, locateOver: 9 }, {
+    timeoutMs: 30_000,
+    signal: controller.signal,
+  });
+  controller.abort(new Error("cancelled by the client"));
+  await assert.rejects(job, /cancelled by the client/);
 });
 
-Deno.test("cancelling ends the job with the signal's reason", async () => {
-  try {
-    const pane = { physical: "", joined: HUGE, firstRow: 0 };
-    const controller = new AbortController();
-    const job = matchPane(compiled(SLOW), pane, { limit: 1, locateOver: 9 }, {
-      timeoutMs: 30_000,
-      signal: controller.signal,
-    });
-    controller.abort(new Error("cancelled by the client"));
-    await assert.rejects(job, /cancelled by the client/);
-  } finally {
-    closeMatchWorkers();
-  }
-});
-
-Deno.test("jobs past four wait for a worker, their deadline counting meanwhile", async () => {
-  try {
-    const pane = { physical: "", joined: HUGE, firstRow: 0 };
-    const slow = compiled(SLOW);
-    const busy = Array.from(
-      { length: 4 },
-      () => matchPane(slow, pane, { limit: 1, locateOver: 9 }, { timeoutMs: 3000 }).catch((e) => e),
-    );
-    const quick = [compiled("b")];
-    const starved = firstMatch(quick, ["ab"], { timeoutMs: 100 }).catch((e) => e);
-    const patient = firstMatch(quick, ["ab"], LONG);
-    assert.ok((await starved) instanceof MatchDeadline);
-    for (const error of await Promise.all(busy)) assert.ok(error instanceof MatchDeadline);
-    assert.deepEqual(await patient, { line: 0, pattern: 0 });
-  } finally {
-    closeMatchWorkers();
-  }
+workerTest("jobs past four wait for a worker, their deadline counting meanwhile", async () => {
+  const pane = { physical: "", joined: HUGE, firstRow: 0 };
+  const slow = compiled(SLOW);
+  const busy = Array.from(
+    { length: 4 },
+    () => matchPane(slow, pane, { limit: 1, locateOver: 9 }, { timeoutMs: 3000 }).catch((e) => e),
+  );
+  const quick = [compiled("b")];
+  const starved = firstMatch(quick, ["ab"], { timeoutMs: 100 }).catch((e) => e);
+  const patient = firstMatch(quick, ["ab"], LONG);
+  assert.ok((await starved) instanceof MatchDeadline);
+  for (const error of await Promise.all(busy)) assert.ok(error instanceof MatchDeadline);
+  assert.deepEqual(await patient, { line: 0, pattern: 0 });
 });
