@@ -114,27 +114,7 @@ export const searchPanes = defineTool({
     const seen = new Set<string>();
     const panes = (await listPanes(ctx.tmux, scope, await callerPane(ctx)))
       .filter((pane) => !seen.has(pane.paneId) && seen.add(pane.paneId));
-    // What the byte budget leaves for matches, as they go on the wire: the
-    // result without any (every pane skipped, the longest case), then each
-    // match and pane entry by its escaped size in the structure and the text copy.
-    const bare = {
-      pattern: args.pattern,
-      panesSearched: panes.length,
-      panes: [],
-      truncated: false,
-      skippedPanes: panes.map((p) => ({ paneId: p.paneId, reason: "read_timeout" })),
-    };
-    const state: SearchState = {
-      budget: ctx.settings.maxBytes - resultBytes(resultOf(bare)),
-      truncated: false,
-      scanned: 0,
-      searched: 0,
-      deadline: performance.now() + TIME_BUDGET_MS,
-      inlineMs: 0,
-      inlineUnits: inline,
-      found: [],
-      skipped: [],
-    };
+    const state = newSearchState(ctx.settings.maxBytes, args.pattern, panes, inline);
     for (
       let start = 0;
       start < panes.length && !ctx.signal.aborted;
@@ -196,6 +176,36 @@ interface SearchState {
   inlineUnits: number;
   found: z.infer<typeof paneMatches>[];
   skipped: Skip[];
+}
+
+/** The state of a search of `panes`, its byte budget less the result without any match. */
+function newSearchState(
+  maxBytes: number,
+  pattern: string,
+  panes: PaneView[],
+  inline: number,
+): SearchState {
+  // What the byte budget leaves for matches, as they go on the wire: the
+  // result without any (every pane skipped, the longest case), then each
+  // match and pane entry by its escaped size in the structure and the text copy.
+  const bare = {
+    pattern,
+    panesSearched: panes.length,
+    panes: [],
+    truncated: false,
+    skippedPanes: panes.map((p) => ({ paneId: p.paneId, reason: "read_timeout" })),
+  };
+  return {
+    budget: maxBytes - resultBytes(resultOf(bare)),
+    truncated: false,
+    scanned: 0,
+    searched: 0,
+    deadline: performance.now() + TIME_BUDGET_MS,
+    inlineMs: 0,
+    inlineUnits: inline,
+    found: [],
+    skipped: [],
+  };
 }
 
 /** Why no more panes can be searched, or null while both budgets last. */
