@@ -1,36 +1,38 @@
 /**
- * The MCP server side of the protocol: the SDK's `Protocol` (JSON-RPC
- * framing, request and response matching, cancellation, progress, ping)
- * plus the initialize handshake and the capability checks of a server.
+ * The MCP server side of the protocol on our JSON-RPC endpoint
+ * (server/rpc_endpoint.ts): the initialize handshake with protocol-version
+ * negotiation, the lifecycle (only ping before initialize, initialize once),
+ * ping, cancellation, the params check of each request, and the checks that
+ * a handler or notification has its capability announced.
  *
- * The SDK's public `Server` does the same and more, but loading it costs
- * more start-up time and memory than this server's budget allows
- * (docs/architecture.md#our-own-mcp-core has the measurement). `Protocol`,
- * the base of the SDK's own `Client` and `Server`, is exported by its package
- * (`shared/protocol.js`); no module of the SDK's server internals is imported.
+ * The SDK's `Server`, or its `Protocol` base, would do the same, but loading
+ * either with the SDK's schemas costs start-up time and memory beyond this
+ * server's budget (docs/decisions/008-own-json-rpc-layer.md); the SDK's types
+ * are used, its code is not loaded.
  *
  * @module
  */
 
-// @ts-types="@modelcontextprotocol/sdk/shared/protocol"
-import { Protocol, type RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import { z } from "zod";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import {
-  ErrorCode,
-  type Implementation,
-  InitializedNotificationSchema,
-  type InitializeRequest,
-  InitializeRequestSchema,
-  type InitializeResult,
-  LATEST_PROTOCOL_VERSION,
-  McpError,
-  type ServerCapabilities,
-  type ServerNotification,
-  type ServerRequest,
-  type ServerResult,
-  SUPPORTED_PROTOCOL_VERSIONS,
+import type {
+  Implementation,
+  InitializeResult,
+  ServerCapabilities,
+  ServerNotification,
+  ServerResult,
 } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, isObject, RpcError } from "./jsonrpc.ts";
+import { type HandledMethod, paramsProblem, type RequestOf } from "./request_params.ts";
+import { type RequestExtra, RpcEndpoint } from "./rpc_endpoint.ts";
+
+/** The protocol versions this server speaks, newest first (the SDK's list of the same release). */
+export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [
+  "2025-11-25",
+  "2025-06-18",
+  "2025-03-26",
+  "2024-11-05",
+  "2024-10-07",
+];
 
 /** The capabilities and instructions a server announces. */
 export interface ProtocolServerOptions {
@@ -39,6 +41,9 @@ export interface ProtocolServerOptions {
   /** Instructions for the client's model, sent in the initialize answer. */
   instructions?: string;
 }
+
+/** What a request handler gets besides the request. */
+export type Extra = RequestExtra;
 
 /** A notification method and the capability that must be on to send it. */
 const NOTIFICATION_CAPABILITY: Record<string, keyof ServerCapabilities> = {
@@ -52,7 +57,6 @@ const NOTIFICATION_CAPABILITY: Record<string, keyof ServerCapabilities> = {
 /** A request method and the capability that must be on to handle it. */
 const HANDLER_CAPABILITY: Record<string, keyof ServerCapabilities> = {
   "completion/complete": "completions",
-  "logging/setLevel": "logging",
   "prompts/get": "prompts",
   "prompts/list": "prompts",
   "resources/list": "resources",
@@ -65,24 +69,10 @@ const HANDLER_CAPABILITY: Record<string, keyof ServerCapabilities> = {
 };
 
 /**
- * A request schema of the SDK's types module: a zod 4 object whose `method`
- * is a literal. The SDK builds them with the same zod package as ours, so
- * they are parsed with zod's own methods, not the SDK's internal helpers.
- */
-type RequestSchema = z.ZodObject<{ method: z.ZodLiteral<string> }>;
-
-/** What a schema check found wrong with a request, as one line. */
-function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .map((issue) => `${issue.path.map(String).join(".") || "the request"}: ${issue.message}`)
-    .join("; ");
-}
-
-/**
  * The path of the first own `__proto__` key in a request's params, or null.
- * JSON.parse makes it an ordinary key, but the SDK's schemas copy objects
- * by assignment, which drops it silently: a tool would run as if the name
- * had not been sent. Walked without recursion: a line may nest deeply.
+ * JSON.parse makes it an ordinary key, but zod copies objects by assignment,
+ * which drops it silently: a tool would run as if the name had not been
+ * sent. Walked without recursion: a line may nest deeply.
  */
 function protoKeyPath(params: unknown): string | null {
   const stack: [unknown, string][] = [[params, "params"]];
@@ -97,74 +87,72 @@ function protoKeyPath(params: unknown): string | null {
   return null;
 }
 
-/** Throws when `method` needs `capability` and `announced()` lacks it. */
+/** Throws when `method` needs `capability` and `announced` lacks it. */
 function requireAnnounced(
   capability: keyof ServerCapabilities | undefined,
   method: string,
-  announced: () => ServerCapabilities,
+  announced: ServerCapabilities,
 ): void {
-  if (capability && !announced()[capability]) {
+  if (capability && !announced[capability]) {
     throw new Error(`the server did not announce ${capability} (required for ${method})`);
   }
 }
 
+/** Why a request with these params is refused before its handler runs, or null. */
+function refusal(method: HandledMethod, params: unknown): string | null {
+  const proto = protoKeyPath(params);
+  if (proto) return `${proto}: the name "__proto__" is not accepted; remove it`;
+  // Calls run to completion within the request: no task is created for them.
+  if (isObject(params) && params.task !== undefined) {
+    return `params.task: this server does not run ${method} as a task; ` +
+      "call it without the task parameter";
+  }
+  return paramsProblem(method, params);
+}
+
 /** An MCP server endpoint: answers initialize, then serves its handlers. */
-export class ProtocolServer extends Protocol<ServerRequest, ServerNotification, ServerResult> {
+export class ProtocolServer extends RpcEndpoint {
   readonly #info: Implementation;
   readonly #options: ProtocolServerOptions;
   /** An initialize request has been answered. */
   #initialized = false;
+
+  /** Called when the client says initialization is complete. */
+  oninitialized?: () => void;
 
   /** A server named by `info`, announcing `options`. */
   constructor(info: Implementation, options: ProtocolServerOptions) {
     super();
     this.#info = info;
     this.#options = options;
-    this.handle(InitializeRequestSchema, (request) => this.#initialize(request));
-    this.setNotificationHandler(InitializedNotificationSchema, () => this.oninitialized?.());
-  }
-
-  /**
-   * Registers `handler` for the method of `requestSchema`. A request that does
-   * not fit the schema (`tools/call` without params, a name that is not a
-   * string) is answered with -32602 naming what is wrong; the SDK's own check
-   * would answer -32603, an internal error, with the schema's error dump.
-   * Use it instead of the inherited `setRequestHandler`, which skips these checks.
-   */
-  handle<T extends RequestSchema>(
-    requestSchema: T,
-    handler: (
-      request: z.output<T>,
-      extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
-    ) => ServerResult | Promise<ServerResult>,
-  ): void {
-    const method = requestSchema.shape.method.value;
-    // The SDK matches handlers by the schema's method literal and parses the
-    // request with the schema first; this schema checks only the method, so
-    // the parse below decides the answer.
-    const byMethod = z.looseObject({ method: z.literal(method) });
-    this.setRequestHandler(byMethod, (request, extra) => {
-      this.#followLifecycle(method);
-      const proto = protoKeyPath(request.params);
-      if (proto) {
-        throw new McpError(
-          ErrorCode.InvalidParams,
-          `invalid ${method} request: ${proto}: the name "__proto__" is not accepted; remove it`,
-        );
-      }
-      const parsed = requestSchema.safeParse(request);
-      if (!parsed.success) {
-        throw new McpError(
-          ErrorCode.InvalidParams,
-          `invalid ${method} request: ${describeIssues(parsed.error)}`,
-        );
-      }
-      return handler(parsed.data, extra);
+    this.handle("initialize", (request) => this.#initialize(request));
+    this.handle("ping", () => ({}));
+    this.setNotificationHandler("notifications/initialized", () => this.oninitialized?.());
+    this.setNotificationHandler("notifications/cancelled", ({ params }) => {
+      const id = params?.requestId;
+      if (typeof id === "string" || typeof id === "number") this.cancel(id, params?.reason);
     });
   }
 
-  /** Called when the client says initialization is complete. */
-  oninitialized?: () => void;
+  /**
+   * Serves `method` with `handler`. A request whose params do not fit the
+   * method (`tools/call` without params, a name that is not a string) is
+   * answered with -32602 naming what is wrong, before the handler runs.
+   */
+  handle<M extends HandledMethod>(
+    method: M,
+    handler: (request: RequestOf<M>, extra: Extra) => ServerResult | Promise<ServerResult>,
+  ): void {
+    requireAnnounced(HANDLER_CAPABILITY[method], method, this.#options.capabilities);
+    this.setRequestHandler(method, (request, extra) => {
+      this.#followLifecycle(method);
+      const problem = refusal(method, request.params);
+      if (problem) {
+        throw new RpcError(ErrorCode.InvalidParams, `invalid ${method} request: ${problem}`);
+      }
+      return handler(request as RequestOf<M>, extra);
+    });
+  }
 
   /**
    * Refuses what the MCP lifecycle does not allow: a request other than ping
@@ -174,30 +162,44 @@ export class ProtocolServer extends Protocol<ServerRequest, ServerNotification, 
   #followLifecycle(method: string): void {
     if (method === "ping") return;
     if (method === "initialize" && this.#initialized) {
-      throw new McpError(
+      throw new RpcError(
         ErrorCode.InvalidRequest,
         "the session is already initialized; to start over, start a new connection",
       );
     }
     if (method !== "initialize" && !this.#initialized) {
-      throw new McpError(
+      throw new RpcError(
         ErrorCode.InvalidRequest,
         `${method} before initialize: send initialize first (only ping is served before it)`,
       );
     }
   }
 
-  #initialize(request: InitializeRequest): InitializeResult {
+  #initialize(request: RequestOf<"initialize">): InitializeResult {
     this.#initialized = true;
     const requested = request.params.protocolVersion;
     return {
       protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
         ? requested
-        : LATEST_PROTOCOL_VERSION,
+        : SUPPORTED_PROTOCOL_VERSIONS[0],
       capabilities: this.#options.capabilities,
       serverInfo: this.#info,
       ...(this.#options.instructions ? { instructions: this.#options.instructions } : {}),
     };
+  }
+
+  /** Sends `notification`; refused when its capability was not announced. */
+  override notification(notification: ServerNotification): Promise<void> {
+    try {
+      requireAnnounced(
+        NOTIFICATION_CAPABILITY[notification.method],
+        notification.method,
+        this.#options.capabilities,
+      );
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return super.notification(notification);
   }
 
   /** Tells the client that the resource at `uri` changed. */
@@ -208,34 +210,5 @@ export class ProtocolServer extends Protocol<ServerRequest, ServerNotification, 
   /** Tells the client that the list of resources changed. */
   sendResourceListChanged(): Promise<void> {
     return this.notification({ method: "notifications/resources/list_changed" });
-  }
-
-  /** This server sends no requests of its own (no sampling, elicitation or roots). */
-  protected assertCapabilityForMethod(method: string): void {
-    if (method !== "ping") throw new Error(`this server does not send ${method} requests`);
-  }
-
-  /** Refuses a notification whose capability this server did not announce. */
-  protected assertNotificationCapability(method: string): void {
-    requireAnnounced(NOTIFICATION_CAPABILITY[method], method, () => this.#options.capabilities);
-  }
-
-  /** Refuses a handler whose capability this server did not announce. */
-  protected assertRequestHandlerCapability(method: string): void {
-    // Also called by Protocol's constructor (ping), before #options exists:
-    // the announced capabilities are read only for methods that need one.
-    requireAnnounced(HANDLER_CAPABILITY[method], method, () => this.#options.capabilities);
-  }
-
-  /** This server creates no tasks on the client. */
-  protected assertTaskCapability(method: string): void {
-    throw new Error(`this server does not create tasks (asked for ${method})`);
-  }
-
-  /** Calls run to completion within the request; task-augmented requests are refused. */
-  protected assertTaskHandlerCapability(method: string): void {
-    throw new Error(
-      `this server does not run ${method} as a task; call it without the task parameter`,
-    );
   }
 }

@@ -7,28 +7,14 @@
  */
 
 // @ts-types="@modelcontextprotocol/sdk/types"
-import {
-  type CallToolRequest,
-  CallToolRequestSchema,
-  type CompleteRequest,
-  CompleteRequestSchema,
-  type GetPromptRequest,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  type ReadResourceRequest,
-  ReadResourceRequestSchema,
-  type ServerNotification,
-  type ServerRequest,
-  type SubscribeRequest,
-  SubscribeRequestSchema,
-  type UnsubscribeRequest,
-  UnsubscribeRequestSchema,
+import type {
+  CallToolRequest,
+  CompleteRequest,
+  GetPromptRequest,
+  ReadResourceRequest,
+  SubscribeRequest,
+  UnsubscribeRequest,
 } from "@modelcontextprotocol/sdk/types.js";
-// @ts-types="@modelcontextprotocol/sdk/shared/protocol"
-import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Caller } from "../tmux/caller.ts";
 import type { Tmux } from "../tmux/client.ts";
 import { TmuxError } from "../tmux/errors.ts";
@@ -46,7 +32,7 @@ import {
   type ToolContext,
 } from "../core/registry.ts";
 import type { Prompts } from "./prompts.ts";
-import { ProtocolServer } from "./protocol_server.ts";
+import { type Extra, ProtocolServer } from "./protocol_server.ts";
 import {
   INVALID_PARAMS,
   type ResourceContext,
@@ -59,8 +45,6 @@ import { renderText } from "../core/render_text.ts";
 import type { Settings } from "../core/settings.ts";
 import { toolsetsOn } from "../core/toolsets.ts";
 import { SERVER_NAME, SERVER_VERSION } from "./version.ts";
-
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** What the server is built from. */
 export interface ServerOptions {
@@ -156,11 +140,11 @@ export class TmuxMcpServer {
     // Built on first use: converting 45 schemas to JSON Schema is the largest
     // piece of start-up work, and the initialize answer need not wait for it.
     let listings: ReturnType<typeof toolListing>[] | undefined;
-    this.server.handle(ListToolsRequestSchema, () => ({
+    this.server.handle("tools/list", () => ({
       tools: listings ??= options.tools.map(toolListing),
     }));
     this.server.handle(
-      CallToolRequestSchema,
+      "tools/call",
       (request: CallToolRequest, extra: Extra) =>
         this.#call(request.params.name, request.params.arguments, extra),
     );
@@ -168,16 +152,16 @@ export class TmuxMcpServer {
 
   /** Listing, reading and subscribing to resources. */
   #handleResources(options: ServerOptions): void {
-    this.server.handle(ListResourcesRequestSchema, async (request) => {
+    this.server.handle("resources/list", async (request) => {
       const resources = await this.#listResources();
       this.#lastListing = listingKey(resources);
       return resourcePage(resources, request.params?.cursor, options.settings.maxBytes);
     });
-    this.server.handle(ListResourceTemplatesRequestSchema, () => ({
+    this.server.handle("resources/templates/list", () => ({
       resourceTemplates: options.resources.flatMap((p) => p.templates?.() ?? []),
     }));
     this.server.handle(
-      ReadResourceRequestSchema,
+      "resources/read",
       async (request: ReadResourceRequest) => {
         for (const provider of options.resources) {
           const contents = await provider.read(request.params.uri, this.resourceContext);
@@ -186,7 +170,7 @@ export class TmuxMcpServer {
         throw unknownResource();
       },
     );
-    this.server.handle(SubscribeRequestSchema, async (request: SubscribeRequest) => {
+    this.server.handle("resources/subscribe", async (request: SubscribeRequest) => {
       const updated = () => {
         this.server.sendResourceUpdated({ uri: request.params.uri }).catch((error: unknown) =>
           logError("resources/updated", error)
@@ -203,7 +187,7 @@ export class TmuxMcpServer {
         INVALID_PARAMS,
       );
     });
-    this.server.handle(UnsubscribeRequestSchema, async (request: UnsubscribeRequest) => {
+    this.server.handle("resources/unsubscribe", async (request: UnsubscribeRequest) => {
       for (const provider of options.resources) {
         if (await provider.unsubscribe?.(request.params.uri)) return {};
       }
@@ -213,7 +197,7 @@ export class TmuxMcpServer {
 
   /** completion/complete, for the arguments of the prompts and templates offered. */
   #handleCompletion(options: ServerOptions): void {
-    this.server.handle(CompleteRequestSchema, async (request: CompleteRequest) => {
+    this.server.handle("completion/complete", async (request: CompleteRequest) => {
       const { ref, argument: { name, value } } = request.params;
       // Only an argument this server declares, of a prompt it offers or a
       // template it lists, is completed.
@@ -251,9 +235,9 @@ export class TmuxMcpServer {
   #handlePrompts(options: ServerOptions): void {
     const prompts = options.prompts;
     if (prompts) {
-      this.server.handle(ListPromptsRequestSchema, () => ({ prompts: prompts.list() }));
+      this.server.handle("prompts/list", () => ({ prompts: prompts.list() }));
       this.server.handle(
-        GetPromptRequestSchema,
+        "prompts/get",
         (request: GetPromptRequest) => prompts.get(request.params.name, request.params.arguments),
       );
     }

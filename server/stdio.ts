@@ -4,18 +4,15 @@
  *
  * The SDK's `StdioServerTransport` runs on Node's `process` streams, whose
  * compatibility layer costs start-up time and per-message work; this one
- * reads `Deno.stdin` and writes `Deno.stdout` directly, with the same framing,
- * the same message validation and the same 10 MiB line limit.
+ * reads `Deno.stdin` and writes `Deno.stdout` directly, with the same framing
+ * and the same 10 MiB line limit. Each line is checked as a JSON-RPC message
+ * by server/jsonrpc.ts; a line that is none gets its error answer here.
  *
  * @module
  */
 
-// @ts-types="@modelcontextprotocol/sdk/shared/stdio"
-import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
-// @ts-types="@modelcontextprotocol/sdk/shared/transport"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-// @ts-types="@modelcontextprotocol/sdk/types"
-import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { errorAnswer, ErrorCode, type JSONRPCMessage, readLine } from "./jsonrpc.ts";
+import type { MessageTransport } from "./rpc_endpoint.ts";
 
 /** The longest line accepted, as the SDK's own transport (10 MiB). */
 const MAX_LINE_BYTES = 10 * 1024 * 1024;
@@ -110,7 +107,7 @@ export interface StdioStreams {
 const READ_BUFFER_BYTES = 64 * 1024;
 
 /** An MCP transport over newline-delimited JSON on stdin and stdout. */
-export class DenoStdioTransport implements Transport {
+export class DenoStdioTransport implements MessageTransport {
   /** Called once when stdin ends or the transport is closed. */
   onclose?: () => void;
   /** Called with each unreadable message or I/O failure. */
@@ -161,24 +158,21 @@ export class DenoStdioTransport implements Transport {
   #deliver(line: string | Error): void {
     if (line instanceof Error) {
       this.onerror?.(line);
-      this.#answer(invalidRequest(null, line.message));
+      this.#answer(errorAnswer(null, ErrorCode.InvalidRequest, `Invalid request: ${line.message}`));
       return;
     }
     if (line.trim() === "") return;
-    let message: JSONRPCMessage;
-    try {
-      message = deserializeMessage(line);
-    } catch (error) {
-      this.onerror?.(asError(error));
-      this.#answer(invalidLineAnswer(line));
+    const reading = readLine(line);
+    if ("message" in reading) {
+      this.onmessage?.(reading.message);
       return;
     }
-    this.onmessage?.(message);
+    this.onerror?.(reading.problem);
+    // Answered, so a client waiting on the id is not left hanging.
+    if (reading.answer) this.#answer(reading.answer);
   }
 
-  /** Answers a line that is no message, so a client waiting on its id is not left hanging. */
-  #answer(answer: InvalidAnswer | null): void {
-    if (!answer) return;
+  #answer(answer: JSONRPCMessage): void {
     this.#write(answer).catch((error: unknown) => this.onerror?.(asError(error)));
   }
 
@@ -187,7 +181,7 @@ export class DenoStdioTransport implements Transport {
     return this.#write(message);
   }
 
-  #write(message: JSONRPCMessage | InvalidAnswer): Promise<void> {
+  #write(message: JSONRPCMessage): Promise<void> {
     const bytes = encoder.encode(JSON.stringify(message) + "\n");
     const written = this.#writing.then(() => this.#writeAll(bytes));
     // A failed write must not stop the ones queued after it.
@@ -210,49 +204,6 @@ export class DenoStdioTransport implements Transport {
     this.onclose?.();
     return Promise.resolve();
   }
-}
-
-/** A JSON-RPC error answer to a line that is no valid message (its id may be null). */
-interface InvalidAnswer {
-  jsonrpc: "2.0";
-  id: string | number | null;
-  error: { code: number; message: string };
-}
-
-function invalidRequest(id: string | number | null, why: string): InvalidAnswer {
-  return {
-    jsonrpc: "2.0",
-    id,
-    error: { code: ErrorCode.InvalidRequest, message: `Invalid request: ${why}` },
-  };
-}
-
-/**
- * The JSON-RPC 2.0 answer to a line that is not a valid message: a parse
- * error, or an invalid request answered with its id when one can be read;
- * null for a malformed answer (no answer is due).
- */
-function invalidLineAnswer(line: string): InvalidAnswer | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch {
-    return {
-      jsonrpc: "2.0",
-      id: null,
-      error: { code: ErrorCode.ParseError, message: "Parse error: the line is not JSON" },
-    };
-  }
-  if (Array.isArray(value)) return invalidRequest(null, "batches are not supported");
-  const object = typeof value === "object" && value !== null ? value : {};
-  // A malformed answer to one of this server's requests gets none: an error
-  // under its id would read as the answer to a request of the client's.
-  if ("result" in object || "error" in object) return null;
-  const id = (object as { id?: unknown }).id;
-  return invalidRequest(
-    typeof id === "string" || typeof id === "number" ? id : null,
-    'not a JSON-RPC 2.0 message (jsonrpc "2.0" with a method, or a result or error for an id)',
-  );
 }
 
 function asError(error: unknown): Error {

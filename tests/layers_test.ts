@@ -67,3 +67,19 @@ Deno.test("layers: no module imports from a layer above its own", async () => {
 Deno.test("layers: no import cycles", async () => {
   assertEquals(cycles(await importGraph()), []);
 });
+
+Deno.test("layers: the server imports only types from the MCP SDK, so none of its code loads", async () => {
+  // `import type` is erased; any other import, export or dynamic import of
+  // the SDK would load its schemas at start-up (docs/decisions/008-own-json-rpc-layer.md).
+  const sdk = /(?:^|[;\s])(import|export)(\s+type)?\b[^;]*?["']@modelcontextprotocol\/[^"']*["']/g;
+  const dynamic = /import\s*\(\s*["'`]@modelcontextprotocol\//;
+  const loading: string[] = [];
+  for (const file of (await importGraph()).keys()) {
+    const text = await Deno.readTextFile(new URL(file, ROOT));
+    for (const match of text.matchAll(sdk)) {
+      if (!match[2]) loading.push(`${file}: ${match[0].trim().split("\n")[0]}`);
+    }
+    if (dynamic.test(text)) loading.push(`${file}: a dynamic import`);
+  }
+  assertEquals(loading, []);
+});
