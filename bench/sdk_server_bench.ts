@@ -1,16 +1,19 @@
 /**
- * What the SDK's public `Server` would cost against server/protocol_server.ts
- * (our subclass of the SDK's `Protocol`):
+ * What the MCP SDK's run-time pieces would cost against our own JSON-RPC
+ * layer (server/jsonrpc.ts, server/rpc_endpoint.ts, server/protocol_server.ts):
  *
- * - start-up: fresh processes run with the start task's V8 flags load the
- *   SDK's types, then either `shared/protocol.js` (ours) or
- *   `server/index.js` (`Server`); main-thread CPU and wall time of that
- *   second import and the resident memory after it, medians of `runs`.
- * - per call: the work `Server` adds to every `tools/call` beyond ours,
- *   which parses the request the same way: checking the result against
- *   `CallToolResultSchema`. Timed in this process on two typical read
- *   results (list_panes of 32 panes, capture_pane of 2,000 lines), first
- *   check and median of 2,000 after 200 of warm-up.
+ * - start-up: fresh processes run with the start task's V8 flags load zod
+ *   (the tools load it anyway), then one of: our layer and stdio transport;
+ *   the SDK's `types.js`, `shared/protocol.js` and `shared/stdio.js` (what
+ *   the server built on before); the SDK's `types.js` and `server/index.js`
+ *   (its public `Server`). Main-thread CPU and wall time of that import and
+ *   the resident memory after it, medians of `runs`.
+ * - per message: reading one `tools/call` line into a checked request, ours
+ *   (the envelope and the params checked by hand) against the SDK's way
+ *   (`deserializeMessage`, `Protocol`'s classification of the message, the
+ *   request schema), median of 20,000 after 2,000 of warm-up, in this process.
+ * - per call: the check of each result against `CallToolResultSchema` that
+ *   `Server` adds, on two typical read results.
  *
  * Usage: deno run --allow-run --allow-read bench/sdk_server_bench.ts [runs]
  * (each child runs with --allow-all: reading a thread's CPU time needs it)
@@ -18,14 +21,32 @@
  * @module
  */
 
-import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  CallToolResultSchema,
+  isJSONRPCErrorResponse,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+} from "@modelcontextprotocol/sdk/types.js";
+import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import config from "../deno.json" with { type: "json" };
+import { readLine } from "../server/jsonrpc.ts";
+import { paramsProblem } from "../server/request_params.ts";
 import { median } from "./stats.ts";
 
 const RUNS = Number(Deno.args[0] ?? 10);
-const MODULES = {
-  ours: "@modelcontextprotocol/sdk/shared/protocol.js",
-  server: "@modelcontextprotocol/sdk/server/index.js",
+const MODULES: Record<string, string[]> = {
+  "our layer": ["../server/protocol_server.ts", "../server/stdio.ts"],
+  "SDK Protocol": [
+    "@modelcontextprotocol/sdk/types.js",
+    "@modelcontextprotocol/sdk/shared/protocol.js",
+    "@modelcontextprotocol/sdk/shared/stdio.js",
+  ],
+  "SDK Server": [
+    "@modelcontextprotocol/sdk/types.js",
+    "@modelcontextprotocol/sdk/server/index.js",
+    "@modelcontextprotocol/sdk/shared/stdio.js",
+  ],
 };
 
 /** This thread's CPU time in ms (the main thread's schedstat). */
@@ -33,11 +54,11 @@ function cpuMs(): number {
   return Number(Deno.readTextFileSync("/proc/thread-self/schedstat").split(" ")[0]) / 1e6;
 }
 
-/** Child mode: import the SDK's types, then `module`; print what the second import cost. */
-async function child(module: string): Promise<void> {
-  await import("@modelcontextprotocol/sdk/types.js");
+/** Child mode: import zod, then `modules`; print what the second step cost. */
+async function child(modules: string[]): Promise<void> {
+  await import("zod");
   const [cpu, wall] = [cpuMs(), performance.now()];
-  await import(module);
+  for (const module of modules) await import(module);
   const rss = /VmRSS:\s+(\d+)/.exec(Deno.readTextFileSync("/proc/self/status"))![1];
   console.log(JSON.stringify({
     cpu: cpuMs() - cpu,
@@ -46,18 +67,59 @@ async function child(module: string): Promise<void> {
   }));
 }
 
-async function startUp(which: keyof typeof MODULES) {
+/** Medians over fresh processes, one warm-up first; runs alternate between the subjects. */
+async function startUp(): Promise<Map<string, Record<string, string>>> {
   const v8 = config.tasks.start.split(" ").filter((part) => part.startsWith("--v8-flags="));
-  const samples: Record<string, number>[] = [];
+  const samples = new Map(
+    Object.keys(MODULES).map((name) => [name, [] as Record<string, number>[]]),
+  );
   for (let i = 0; i <= RUNS; i++) {
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "--quiet", "--allow-all", ...v8, import.meta.filename!, "--child", which],
-      stdout: "piped",
-    }).output();
-    if (i > 0) samples.push(JSON.parse(new TextDecoder().decode(out.stdout)));
+    for (const name of samples.keys()) {
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "--quiet", "--allow-all", ...v8, import.meta.filename!, "--child", name],
+        stdout: "piped",
+      }).output();
+      if (i > 0) samples.get(name)!.push(JSON.parse(new TextDecoder().decode(out.stdout)));
+    }
   }
-  const pick = (key: string) => median(samples.map((s) => s[key])).toFixed(1);
-  return { cpu: pick("cpu"), wall: pick("wall"), rss: pick("rssMiB") };
+  const pick = (list: Record<string, number>[], key: string) =>
+    median(list.map((s) => s[key])).toFixed(1);
+  return new Map(
+    [...samples].map((
+      [name, list],
+    ) => [name, { cpu: pick(list, "cpu"), wall: pick(list, "wall"), rss: pick(list, "rssMiB") }]),
+  );
+}
+
+/** Median µs of `read` on `line`, after warm-up. */
+function perMessage(read: (line: string) => unknown, line: string): number {
+  for (let i = 0; i < 2000; i++) read(line);
+  const samples = [];
+  for (let i = 0; i < 20; i++) {
+    const start = performance.now();
+    for (let j = 0; j < 1000; j++) read(line);
+    samples.push(performance.now() - start);
+  }
+  return median(samples);
+}
+
+/** Our way: the envelope, then the params of the method. */
+function ours(line: string): unknown {
+  const reading = readLine(line);
+  if (!("message" in reading) || !("id" in reading.message)) throw new Error("not a request");
+  const request = reading.message as { method: "tools/call"; params?: unknown };
+  if (paramsProblem(request.method, request.params)) throw new Error("bad params");
+  return request;
+}
+
+/** The SDK's way, as `Protocol` took a request to a handler with its schema. */
+function sdks(line: string): unknown {
+  const message = deserializeMessage(line);
+  if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) throw new Error("?");
+  if (!isJSONRPCRequest(message)) throw new Error("not a request");
+  const parsed = CallToolRequestSchema.safeParse(message);
+  if (!parsed.success) throw new Error("bad params");
+  return parsed.data;
 }
 
 function paneView(n: number) {
@@ -98,7 +160,7 @@ function results(): [string, Record<string, unknown>][] {
   ];
 }
 
-function perCall(result: Record<string, unknown>) {
+function resultCheck(result: Record<string, unknown>) {
   let start = performance.now();
   if (!CallToolResultSchema.safeParse(result).success) throw new Error("not a tool result");
   const first = performance.now() - start;
@@ -113,17 +175,27 @@ function perCall(result: Record<string, unknown>) {
 }
 
 if (Deno.args[0] === "--child") {
-  await child(MODULES[Deno.args[1] as keyof typeof MODULES]);
+  await child(MODULES[Deno.args[1]]);
 } else {
-  for (const which of ["ours", "server"] as const) {
-    const { cpu, wall, rss } = await startUp(which);
+  for (const [name, { cpu, wall, rss }] of await startUp()) {
     console.log(
-      `start-up, ${MODULES[which]} after types.js: ${cpu} ms main-thread CPU, ${wall} ms wall, ` +
+      `start-up, ${name} after zod: ${cpu} ms main-thread CPU, ${wall} ms wall, ` +
         `RSS ${rss} MiB after (medians of ${RUNS})`,
     );
   }
+  const call = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 12,
+    method: "tools/call",
+    params: { name: "capture_pane", arguments: { paneId: "%1", includeHistory: true } },
+  });
+  for (const [name, read] of [["our", ours], ["the SDK's", sdks]] as const) {
+    console.log(
+      `per message, a tools/call line read ${name} way: ${perMessage(read, call).toFixed(2)} µs`,
+    );
+  }
   for (const [label, result] of results()) {
-    const { first, p50 } = perCall(result);
+    const { first, p50 } = resultCheck(result);
     console.log(`per call, Server's result check, ${label}: first ${first} ms, p50 ${p50} ms`);
   }
 }
