@@ -16,22 +16,32 @@ function isNode(value: unknown): value is Node {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Applies `visit` to `node` and to every schema nested in it, depth first. */
-function walk(node: Node, visit: (node: Node) => void): void {
-  for (const key of ["properties", "$defs", "definitions"]) {
-    const map = node[key];
-    if (isNode(map)) {
-      for (const child of Object.values(map)) if (isNode(child)) walk(child, visit);
+/**
+ * `root` and every schema nested in it, each after the schemas nested in it.
+ * Collected first, then changed in one plain loop, and without recursion: a
+ * recursive walk calling a change back for each schema runs hot enough for
+ * V8 to compile it on the main thread, again per kind of change.
+ */
+function nodesOf(root: Node): Node[] {
+  const found: Node[] = [];
+  const pending = [root];
+  while (pending.length > 0) {
+    const node = pending.pop()!;
+    found.push(node);
+    for (const key of ["properties", "$defs", "definitions"]) {
+      const map = node[key];
+      if (isNode(map)) pending.push(...Object.values(map).filter(isNode));
+    }
+    for (const key of ["items", "additionalProperties", "not"]) {
+      if (isNode(node[key])) pending.push(node[key] as Node);
+    }
+    for (const key of ["anyOf", "oneOf", "allOf", "prefixItems"]) {
+      const list = node[key];
+      if (Array.isArray(list)) pending.push(...list.filter(isNode));
     }
   }
-  for (const key of ["items", "additionalProperties", "not"]) {
-    if (isNode(node[key])) walk(node[key] as Node, visit);
-  }
-  for (const key of ["anyOf", "oneOf", "allOf", "prefixItems"]) {
-    const list = node[key];
-    if (Array.isArray(list)) { for (const child of list) if (isNode(child)) walk(child, visit); }
-  }
-  visit(node);
+  // Each schema was found before those nested in it.
+  return found.reverse();
 }
 
 function isNullBranch(node: unknown): boolean {
@@ -79,18 +89,23 @@ function nullableAsTypeArray(node: Node): void {
   node.type = [other.type, "null"];
 }
 
-function converted(schema: z.ZodType, io: "input" | "output"): Node {
+/**
+ * `schema` as JSON Schema for `io`, without what says nothing, and with
+ * `change` applied to each of its schemas after those nested in it.
+ */
+function converted(schema: z.ZodType, io: "input" | "output", change: (node: Node) => void): Node {
   const json = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Node;
   delete json.$schema;
-  walk(json, dropSafeBounds);
+  for (const node of nodesOf(json)) {
+    dropSafeBounds(node);
+    change(node);
+  }
   return json;
 }
 
 /** The input schema of a tool as listed: portable, null alternatives left out. */
 export function inputJsonSchema(schema: z.ZodType): Node {
-  const json = converted(schema, "input");
-  walk(json, dropNull);
-  return json;
+  return converted(schema, "input", dropNull);
 }
 
 /**
@@ -100,14 +115,12 @@ export function inputJsonSchema(schema: z.ZodType): Node {
  * second time per object doubled what a client pays for the shapes.
  */
 export function outputJsonSchema(schema: z.ZodType): Node {
-  const json = converted(schema, "output");
-  walk(json, (node) => {
+  return converted(schema, "output", (node) => {
     delete node.description;
     delete node.required;
     if (node.additionalProperties === false) delete node.additionalProperties;
     nullableAsTypeArray(node);
   });
-  return json;
 }
 
 /**
