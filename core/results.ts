@@ -41,6 +41,39 @@ export function resultBytes(result: ToolResult): number {
 }
 
 /**
+ * The JSON of results {@link successResult} serialized to measure them, so
+ * that the writer sends that text instead of serializing a large result a
+ * second time. Keyed by the result object, which nothing changes once built.
+ */
+const serialized = new WeakMap<object, string>();
+
+/** The JSON `result` was measured as, when {@link successResult} built it. */
+export function serializedResult(result: object): string | undefined {
+  return serialized.get(result);
+}
+
+/**
+ * `JSON.stringify(message)` for an outgoing JSON-RPC message, with the JSON
+ * of a result {@link successResult} kept instead of a second serialization
+ * (only the order of the envelope's keys may differ).
+ */
+export function messageJson(message: object): string {
+  const result = (message as { result?: unknown }).result;
+  const json = typeof result === "object" && result !== null ? serialized.get(result) : undefined;
+  if (json === undefined) return JSON.stringify(message);
+  const { result: _, ...envelope } = message as Record<string, unknown>;
+  const rest = JSON.stringify(envelope);
+  return rest === "{}" ? `{"result":${json}}` : `{"result":${json},${rest.slice(1)}`;
+}
+
+/** {@link resultBytes}, keeping the JSON for {@link serializedResult}. */
+function measuredBytes(result: ToolResult): number {
+  const json = JSON.stringify(result);
+  serialized.set(result, json);
+  return utf8Length(json);
+}
+
+/**
  * The most wire bytes `value` adds to a result rendered with
  * {@link renderJson}: its JSON in the structure, that JSON escaped again in
  * the text block, and a separating comma in each. Costs of parts add up, so a
@@ -76,7 +109,7 @@ export function successResult(
   const build = () => resultOf(structured, render);
   let result = build();
   if (render === renderJson && jsonResultBound(result.content[0].text) <= maxBytes) return result;
-  let size = resultBytes(result);
+  let size = measuredBytes(result);
   if (size <= maxBytes) return result;
   const blocks = collectContent(structured)
     .filter((c) => c.lines.length > 0)
@@ -85,7 +118,7 @@ export function successResult(
     // A block emptied without the result fitting hands over to the next one.
     fitBlock(block, size, () => resultBytes(build()), maxBytes);
     result = build();
-    size = resultBytes(result);
+    size = measuredBytes(result);
     if (size <= maxBytes) return result;
   }
   // The size with every text block emptied: the least budget that returns the result at all.

@@ -15,7 +15,13 @@ import {
   utf8Length,
 } from "../core/budget.ts";
 import { keepTailBytes } from "../tmux/utf8.ts";
-import { renderJson, resultBytes, successResult } from "../core/results.ts";
+import {
+  messageJson,
+  renderJson,
+  resultBytes,
+  serializedResult,
+  successResult,
+} from "../core/results.ts";
 import {
   parseSettings,
   SETTING_ENV_NAMES,
@@ -329,6 +335,31 @@ Deno.test("results: escape-heavy text keeps as many newest lines as the serializ
   assert(resultBytes(cut) <= 4000 && resultBytes(cut) > 3000, `${resultBytes(cut)} bytes`);
   assertEquals(huge.content.lines.length, 1);
   assert('x\\"'.repeat(20_000).endsWith(huge.content.lines[0]));
+});
+
+Deno.test("budget: utf8Length counts long texts as TextEncoder does, past the scratch buffer", () => {
+  const encoder = new TextEncoder();
+  // Long enough to take several scratch buffers; pairs and lone surrogates straddle their ends.
+  const pieces = ["a", "é", "日", "😀", "\ud800", "\udc00", "\n"];
+  for (let seed = 1; seed <= 40; seed++) {
+    let text = "";
+    for (let i = 0; i < 30_000 + seed * 997; i++) text += pieces[(i * seed * 7919 + i) % 7];
+    assertEquals(utf8Length(text), encoder.encode(text).length, `seed ${seed}`);
+  }
+  assertEquals(utf8Length("x".repeat(200_000)), 200_000);
+});
+
+Deno.test("results: a measured result is written from the JSON it was measured as", () => {
+  const lines = Array.from({ length: 3000 }, (_, i) => `${i} "é" \\ ${"\t".repeat(i % 3)}`);
+  const value = { paneId: "%1", content: budgetLines(lines, 100000, 10_000_000) };
+  const result = successResult(value, (v) => contentText("pane", v.content as Content), 50_000);
+  assert(value.content.droppedLines > 0, "the block was cut to fit");
+  assertEquals(serializedResult(result), JSON.stringify(result));
+  const message = { result, jsonrpc: "2.0", id: 'a"b' };
+  assertEquals(JSON.parse(messageJson(message)), JSON.parse(JSON.stringify(message)));
+  // A message without a measured result is serialized as usual.
+  const plain = { jsonrpc: "2.0", id: 3, result: { content: [] } };
+  assertEquals(messageJson(plain), JSON.stringify(plain));
 });
 
 /** What tmux's `q:` modifier prints for a value. */
