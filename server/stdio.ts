@@ -13,6 +13,7 @@
 
 import { errorAnswer, ErrorCode, type JSONRPCMessage, readLine } from "./jsonrpc.ts";
 import type { MessageTransport } from "./rpc_endpoint.ts";
+import { messageJson } from "../core/results.ts";
 
 /** The longest line accepted, as the SDK's own transport (10 MiB). */
 const MAX_LINE_BYTES = 10 * 1024 * 1024;
@@ -182,7 +183,8 @@ export class DenoStdioTransport implements MessageTransport {
   }
 
   #write(message: JSONRPCMessage): Promise<void> {
-    const bytes = encoder.encode(JSON.stringify(message) + "\n");
+    // A tool result measured against the byte budget was serialized then: not again.
+    const bytes = encoder.encode(messageJson(message) + "\n");
     const written = this.#writing.then(() => this.#writeAll(bytes));
     // A failed write must not stop the ones queued after it.
     this.#writing = written.catch(() => {});
