@@ -224,6 +224,35 @@ Deno.test("output text arrives whole: a leading U+FEFF, characters across chunks
   });
 });
 
+Deno.test("many lines across chunks, with empty and framing-like ones, arrive whole", async () => {
+  await withServer(MAIN, async ({ transport }) => {
+    const t = transport();
+    await t.connect();
+    const now = Math.floor(Date.now() / 1000);
+    // Lines starting with % and empty lines at every position relative to
+    // the reads of the client's output, which are taken in runs between them.
+    const kinds = ["", "%", `%end ${now} 7 1`, "% x", "plain é", "x".repeat(300), "", ""];
+    const lines = Array.from(
+      { length: 12_000 },
+      (_, i) => `${kinds[i % 7 + (i % 3 === 0 ? 1 : 0)]}`,
+    );
+    const value = `${lines.join("\n")}\n\nend`;
+    await t.run([["set-option", "-g", "@lines", value]]);
+    for (
+      const read of [[["show-options", "-gv", "@lines"]], [["show-options", "-gv", "@lines"], [
+        "display-message",
+        "-p",
+        "after",
+      ]]]
+    ) {
+      const [shown, after] = await t.run(read);
+      assert(shown === value, `got ${shown.length} units of ${value.length}`);
+      if (read.length === 2) assertEquals(after, "after");
+    }
+    assertEquals(t.stats.fallback, 0, "no fallback");
+  });
+});
+
 Deno.test("a lone read reaches tmux as that one command; a chained round trip adds its markers", async () => {
   await withServer(MAIN, async ({ transport, tmux }) => {
     const t = transport();

@@ -12,6 +12,13 @@ import { classifyTmuxFailure, TmuxError } from "./errors.ts";
 import type { RunOptions } from "./transport.ts";
 
 const encoder = new TextEncoder();
+const PERCENT = 0x25;
+
+/** The first line of `text`, which may hold several. */
+function firstLine(text: string): string {
+  const nl = text.indexOf("\n");
+  return nl === -1 ? text : text.slice(0, nl);
+}
 
 /** Default bound of one round trip, as for one-shot processes. */
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -225,7 +232,10 @@ export class ControlClient {
    * Splits the output into lines; a line, or a character, may span chunks.
    * Decoded a chunk at a time, not a line at a time: a newline byte is never
    * part of a UTF-8 sequence, so the lines are the same, and a long capture
-   * costs one decode instead of one per row.
+   * costs one decode instead of one per row. Inside a block, the run of lines
+   * up to the next one starting with `%` (which may close the block) is
+   * taken as one piece: a long capture is not cut into rows here only to be
+   * joined again.
    */
   #feed(chunk: Uint8Array): void {
     const text = this.#decoder.decode(chunk, { stream: true });
@@ -235,14 +245,29 @@ export class ControlClient {
       this.#line(this.#partial + text.slice(0, nl));
       this.#partial = "";
       start = nl + 1;
-      nl = text.indexOf("\n", start);
     }
-    while (nl !== -1) {
+    while (start < text.length) {
+      if (this.#blockKey !== undefined) start = this.#content(text, start);
+      nl = text.indexOf("\n", start);
+      if (nl === -1) break;
       this.#line(text.slice(start, nl));
       start = nl + 1;
-      nl = text.indexOf("\n", start);
     }
     if (start < text.length) this.#partial += text.slice(start);
+  }
+
+  /**
+   * Takes the whole lines of a block from `start` up to the first line that
+   * starts with `%` (only such a line can close the block) as one piece of
+   * the block, its lines joined by newlines; returns where it stopped.
+   */
+  #content(text: string, start: number): number {
+    if (text.charCodeAt(start) === PERCENT) return start;
+    const mark = text.indexOf("\n%", start);
+    const end = mark !== -1 ? mark : text.lastIndexOf("\n");
+    if (end < start) return start;
+    this.#blockLines.push(text.slice(start, end));
+    return end + 1;
   }
 
   #line(line: string): void {
@@ -280,10 +305,13 @@ export class ControlClient {
     if (line.startsWith("%")) this.notify(line);
   }
 
-  /** Routes one completed block (of a command we sent) to the oldest request. */
+  /**
+   * Routes one completed block (of a command we sent) to the oldest request.
+   * `lines` are pieces of the block's text, each one or more whole lines.
+   */
   #block(lines: string[], failed: boolean): void {
     const request = this.#pending[0];
-    const first = failed ? undefined : lines[0];
+    const first = failed || lines.length === 0 ? undefined : firstLine(lines[0]);
     const framing = first === this.marker || first?.startsWith(`${this.marker}:`);
     if (!request || (request.single && framing)) {
       // tmux answered something nobody asked, or a marker or terminator came
@@ -298,7 +326,7 @@ export class ControlClient {
       );
       return;
     }
-    if (lines.length === 1 && first === this.marker) {
+    if (lines.length === 1 && lines[0] === this.marker) {
       request.index++;
       request.ran = false;
       if (request.index >= request.outputs.length) this.kill();
