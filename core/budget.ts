@@ -47,6 +47,11 @@ export function utf8Length(text: string): number {
   return bytes;
 }
 
+/** True when `text` is all ASCII, so every piece of it is as many bytes as units. */
+export function isAscii(text: string): boolean {
+  return utf8Length(text) === text.length;
+}
+
 /** Above this many UTF-16 units, {@link utf8Length} asks the encoder. */
 const LONG_TEXT = 256;
 
@@ -97,9 +102,18 @@ export function excerptAround(text: string, start: number, end: number, maxBytes
  * one newline byte each), keeping the newest. A newest line longer than the
  * byte budget keeps its end.
  */
-export function budgetLines(lines: readonly string[], maxLines: number, maxBytes: number): Content {
+export function budgetLines(
+  lines: readonly string[],
+  maxLines: number,
+  maxBytes: number,
+  ascii = false,
+): Content {
   // Each line is measured once: the sizes of the kept ones are needed again.
-  const sizes = lines.map((line) => utf8Length(line) + 1);
+  // Lines known to be ASCII (from a text checked whole, see isAscii) are
+  // their length: a long capture is not measured again a line at a time.
+  const sizes = ascii
+    ? lines.map((line) => line.length + 1)
+    : lines.map((line) => utf8Length(line) + 1);
   const from = Math.max(0, lines.length - Math.max(0, maxLines));
   let total = 0;
   let bytes = 0;
@@ -182,7 +196,8 @@ export function contentText(header: string, content: Content): string {
       counted(content.droppedBytes, "byte")
     } dropped)`
     : "";
-  return [`${header}: ${counted(content.lines.length, "line")}${cut}`, ...content.lines].join("\n");
+  const head = `${header}: ${counted(content.lines.length, "line")}${cut}`;
+  return content.lines.length === 0 ? head : `${head}\n${content.lines.join("\n")}`;
 }
 
 /**

@@ -38,13 +38,17 @@ export function callerPane(ctx: ToolContext): Promise<string | null> {
   return ctx.caller.verifiedPane(ctx.tmux);
 }
 
-/** Budgets lines read from a pane with the call's `maxLines` or the server default. */
+/**
+ * Budgets lines read from a pane with the call's `maxLines` or the server
+ * default; `ascii` when they are known to be ASCII (see budgetLines).
+ */
 export function budget(
   ctx: ToolContext,
   lines: readonly string[],
   maxLines?: number | null,
+  ascii = false,
 ): Content {
-  return budgetLines(lines, maxLines ?? ctx.settings.maxLines, ctx.settings.maxBytes);
+  return budgetLines(lines, maxLines ?? ctx.settings.maxLines, ctx.settings.maxBytes, ascii);
 }
 
 /** Splits `capture-pane -p` output into lines (tmux ends every line with a newline). */
@@ -70,7 +74,7 @@ export function trimRow(line: string): string {
 export function trimTrailingBlank(lines: string[]): string[] {
   let end = lines.length;
   while (end > 0 && lines[end - 1] === "") end--;
-  return lines.slice(0, end);
+  return end === lines.length ? lines : lines.slice(0, end);
 }
 
 /** How to read a window's panes in parts when listing them all exceeds --max-bytes. */

@@ -36,13 +36,18 @@ export function widerWindow(rows: number, held: number): number {
  * the bottom dropped, decide the budgeted result whatever lies above the
  * window: the lines after any partial first one are as many as the budget
  * keeps, or at least as many bytes (each line costs its newline too).
+ * `ascii`: the lines are known to be ASCII, each as many bytes as units.
  */
-export function windowDecides(lines: readonly string[], need: WindowNeed): boolean {
+export function windowDecides(
+  lines: readonly string[],
+  need: WindowNeed,
+  ascii = false,
+): boolean {
   if (need.maxLines <= 0 || need.maxBytes <= 0) return true;
   const whole = need.joined ? lines.slice(1) : lines;
   if (whole.length >= need.maxLines) return true;
   let bytes = 0;
-  for (const line of whole) bytes += utf8Length(line) + 1;
+  for (const line of whole) bytes += (ascii ? line.length : utf8Length(line)) + 1;
   return bytes >= need.maxBytes;
 }
 

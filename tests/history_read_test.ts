@@ -151,3 +151,32 @@ Deno.test("capture_pane joins wrapped lines across the window's top and widens p
     assert(rows.every((row) => Number(row) > -200), `windows stay near the bottom: ${rows}`);
   });
 });
+
+Deno.test("capture_pane counts dropped bytes exactly, for ASCII and multibyte histories", async () => {
+  await withServer(
+    { ...LONG_HISTORY, args: ["--transport", "process", "--max-bytes", "4000"] },
+    async (fx, s, pane) => {
+      for (const format of ["row %g ascii", "row %g ééé日本😀"]) {
+        await fx.runInPane(
+          pane,
+          `clear; tmux -S '${fx.socketPath}' clear-history; seq -f '${format}' 1 300`,
+        );
+        const got = await s.ok<Captured>("capture_pane", {
+          paneId: pane,
+          includeHistory: true,
+          maxLines: 500,
+        });
+        // The window covers the whole history: every row dropped was read and is counted in bytes.
+        const whole = (await wholeRead(fx, pane, false, 100_000)).lines;
+        const kept = got.content.lines.length;
+        assert(kept > 0 && kept < whole.length, `${kept} of ${whole.length} lines kept`);
+        assertEquals(got.content.lines, whole.slice(whole.length - kept));
+        assertEquals(got.content.droppedLines, whole.length - kept);
+        const encoder = new TextEncoder();
+        const dropped = whole.slice(0, whole.length - kept)
+          .reduce((sum, line) => sum + encoder.encode(line).length + 1, 0);
+        assertEquals(got.content.droppedBytes, dropped, format);
+      }
+    },
+  );
+});

@@ -9,7 +9,7 @@ import {
   trimRow,
   trimTrailingBlank,
 } from "../core/panes.ts";
-import { contentText } from "../core/budget.ts";
+import { contentText, isAscii } from "../core/budget.ts";
 import { ToolError } from "../core/errors.ts";
 import {
   firstWindow,
@@ -65,7 +65,8 @@ export const capturePane = defineTool({
         : captureLines(output);
     if (start === null && end === null && !args.includeHistory) {
       const output = await ctx.tmux.one(command);
-      return { paneId: pane, content: budget(ctx, lines(output), args.maxLines) };
+      const content = budget(ctx, lines(output), args.maxLines, isAscii(output));
+      return { paneId: pane, content };
     }
     const [extent] = await ctx.tmux.run([
       ["display-message", "-p", "-t", paneTarget(pane), formatOf(EXTENT)],
@@ -79,18 +80,23 @@ export const capturePane = defineTool({
     // tmux clamps -S/-E into the pane and swaps them when reversed, so only
     // rows the pane holds are asked for.
     const held = Math.max(0, Math.min(bottom, height - 1) - Math.max(top, -history) + 1);
-    const window = held === 0 ? { lines: [], unread: 0 } : await readWindow(ctx, command, {
-      bottom: Math.min(bottom, height - 1),
-      held,
-      height,
-      lines,
-      need: {
-        maxLines: args.maxLines ?? ctx.settings.maxLines,
-        maxBytes: ctx.settings.maxBytes,
-        joined: args.joinWrappedLines,
-      },
-    });
-    const content = withUnreadRows(budget(ctx, window.lines, args.maxLines), window.unread);
+    const window = held === 0
+      ? { lines: [], unread: 0, ascii: true }
+      : await readWindow(ctx, command, {
+        bottom: Math.min(bottom, height - 1),
+        held,
+        height,
+        lines,
+        need: {
+          maxLines: args.maxLines ?? ctx.settings.maxLines,
+          maxBytes: ctx.settings.maxBytes,
+          joined: args.joinWrappedLines,
+        },
+      });
+    const content = withUnreadRows(
+      budget(ctx, window.lines, args.maxLines, window.ascii),
+      window.unread,
+    );
     if (start === null && end === null) return { paneId: pane, content };
     return { paneId: pane, content, rowsNotHeld: bottom - top + 1 - held };
   },
@@ -116,13 +122,14 @@ interface WindowRead {
 /**
  * Lines of the newest rows up to `bottom` that decide the budgeted result,
  * and how many held rows above them were not read: a long history is read
- * only as far as the budget reaches (see domain/history_window.ts).
+ * only as far as the budget reaches (see domain/history_window.ts). With
+ * whether the text read was all ASCII, which spares measuring each line.
  */
 async function readWindow(
   ctx: ToolContext,
   command: string[],
   read: WindowRead,
-): Promise<{ lines: string[]; unread: number }> {
+): Promise<{ lines: string[]; unread: number; ascii: boolean }> {
   let rows = Math.min(read.held, firstWindow(read.need, read.height));
   while (true) {
     const from = read.bottom - rows + 1;
@@ -132,8 +139,9 @@ async function readWindow(
       { timeoutMs: HISTORY_READ_TIMEOUT_MS },
     );
     const lines = read.lines(output);
-    if (rows >= read.held || windowDecides(lines, read.need)) {
-      return { lines, unread: read.held - rows };
+    const ascii = isAscii(output);
+    if (rows >= read.held || windowDecides(lines, read.need, ascii)) {
+      return { lines, unread: read.held - rows, ascii };
     }
     rows = widerWindow(rows, read.held);
   }
