@@ -104,6 +104,10 @@ Deno.test("capture_pane reads 10 lines of a 60,000-line history from the rows ab
       includeHistory: true,
       maxLines: 10,
     });
+    // The pane's extent and its first window are asked in one round trip.
+    const started = await s.counter!.started();
+    assertEquals(started.length, 1, `one tmux process: ${started}`);
+    assert(started[0].includes("display-message"), started[0]);
     const expected = await wholeRead(fx, pane, false, 10);
     assertEquals(got.content.lines, expected.lines);
     assertEquals(got.content.droppedLines, expected.droppedLines);

@@ -68,9 +68,20 @@ export const capturePane = defineTool({
       const content = budget(ctx, lines(output), args.maxLines, isAscii(output));
       return { paneId: pane, content };
     }
-    const [extent] = await ctx.tmux.run([
-      ["display-message", "-p", "-t", paneTarget(pane), formatOf(EXTENT)],
-    ]);
+    const need = {
+      maxLines: args.maxLines ?? ctx.settings.maxLines,
+      maxBytes: ctx.settings.maxBytes,
+      joined: args.joinWrappedLines,
+    };
+    const extentCommand = ["display-message", "-p", "-t", paneTarget(pane), formatOf(EXTENT)];
+    // The whole history's first window is the newest rows above the screen
+    // and the screen, whatever the extent: both go in one round trip (tmux
+    // clamps -S to the oldest row, as a window of all rows held would start).
+    const [extent, first] = start === null && end === null
+      ? await ctx.tmux.run([extentCommand, [...command, "-S", String(-firstWindow(need, 0))]], {
+        timeoutMs: HISTORY_READ_TIMEOUT_MS,
+      })
+      : await ctx.tmux.run([extentCommand]);
     const [{ history, height }] = parseRows(EXTENT, extent);
     // An omitted bound is the pane's edge, or the given bound when that lies
     // past the edge: a range wholly outside the pane is empty, not reversed.
@@ -87,11 +98,8 @@ export const capturePane = defineTool({
         held,
         height,
         lines,
-        need: {
-          maxLines: args.maxLines ?? ctx.settings.maxLines,
-          maxBytes: ctx.settings.maxBytes,
-          joined: args.joinWrappedLines,
-        },
+        need,
+        first,
       });
     const content = withUnreadRows(
       budget(ctx, window.lines, args.maxLines, window.ascii),
@@ -117,6 +125,8 @@ interface WindowRead {
   /** Lines of a capture's output. */
   lines: (output: string) => string[];
   need: WindowNeed;
+  /** The first window's output, when it was read along with the extent. */
+  first?: string;
 }
 
 /**
@@ -131,13 +141,15 @@ async function readWindow(
   read: WindowRead,
 ): Promise<{ lines: string[]; unread: number; ascii: boolean }> {
   let rows = Math.min(read.held, firstWindow(read.need, read.height));
+  let first = read.first;
   while (true) {
     const from = read.bottom - rows + 1;
-    const output = await ctx.tmux.one(
+    const output = first ?? await ctx.tmux.one(
       [...command, "-S", String(from), "-E", String(read.bottom)],
       // A wide window of a long history takes long to read.
       { timeoutMs: HISTORY_READ_TIMEOUT_MS },
     );
+    first = undefined;
     const lines = read.lines(output);
     const ascii = isAscii(output);
     if (rows >= read.held || windowDecides(lines, read.need, ascii)) {
