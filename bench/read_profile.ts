@@ -1,7 +1,7 @@
 /**
  * Server CPU time per call of the read tools (from /proc/PID/stat, immune to
- * other processes' load) and client-side latency, one server per operation so
- * that a CPU profile (`--profile DIR`: the server runs with `--cpu-prof`) holds
+ * other processes' load), the client's (this process) and tmux's, and
+ * client-side latency, one server per operation so that a CPU profile (`--profile DIR`: the server runs with `--cpu-prof`) holds
  * that operation alone. The topology is tools_bench.ts's: 4 sessions × 4
  * windows × 2 panes, one pane with 2,000 lines of history.
  *
@@ -81,10 +81,13 @@ async function main() {
   const fixture = await TmuxFixture.empty();
   try {
     const panes = await topology(fixture);
+    const tmuxPid = Number(await fixture.tmux("display-message", "-p", "#{pid}"));
     const who = await subjects(flags.base);
     console.log(`load: ${(await Deno.readTextFile("/proc/loadavg")).split(" ").slice(0, 3)}`);
-    console.log("| operation | server | server CPU ms/call | p50 ms | p95 ms | result bytes |");
-    console.log("| --- | --- | --- | --- | --- | --- |");
+    console.log(
+      "| operation | server | server CPU ms/call | client CPU | tmux CPU | p50 ms | p95 ms | result bytes |",
+    );
+    console.log("| --- | --- | --- | --- | --- | --- | --- | --- |");
     for (const op of ops) {
       const [tool, args] = OPERATIONS[op];
       const denoFlags = flags.profile
@@ -93,7 +96,15 @@ async function main() {
       const runs = [];
       for (const subject of who) {
         const session = await subject.start(fixture.socketPath, { denoFlags });
-        runs.push({ subject, session, pid: session.transport.pid!, cpu: 0, times: [] as number[] });
+        runs.push({
+          subject,
+          session,
+          pid: session.transport.pid!,
+          cpu: 0,
+          clientCpu: 0,
+          tmuxCpu: 0,
+          times: [] as number[],
+        });
       }
       let bytes = 0;
       const call = async (session: Awaited<ReturnType<typeof startServer>>, i: number) => {
@@ -102,26 +113,32 @@ async function main() {
           arguments: args(panes[0], panes, i),
         }) as CallToolResult;
         if (r.isError) throw new Error(`${op}: ${JSON.stringify(r.content)}`);
-        bytes = JSON.stringify(r).length;
+        // Measured once, outside the timed calls: serializing counts in the client's CPU.
+        if (bytes === 0) bytes = JSON.stringify(r).length;
       };
       for (const run of runs) for (let i = 0; i < WARMUP; i++) await call(run.session, i);
       const block = Math.ceil(calls / ROUNDS);
       for (let round = 0; round < ROUNDS; round++) {
         for (const run of runs) {
           const before = await cpuTicks(run.pid);
+          const clientBefore = await cpuTicks(Deno.pid);
+          const tmuxBefore = await cpuTicks(tmuxPid);
           for (let i = 0; i < block; i++) {
             const began = performance.now();
             await call(run.session, i);
             run.times.push(performance.now() - began);
           }
           run.cpu += (await cpuTicks(run.pid)) - before;
+          run.clientCpu += (await cpuTicks(Deno.pid)) - clientBefore;
+          run.tmuxCpu += (await cpuTicks(tmuxPid)) - tmuxBefore;
         }
       }
       for (const run of runs) {
         await run.session.close();
+        const perCall = (ticks: number) => (ticks * 1000 / hz / run.times.length).toFixed(3);
         console.log(
-          `| ${op} | ${run.subject.label} | ${
-            (run.cpu * 1000 / hz / run.times.length).toFixed(3)
+          `| ${op} | ${run.subject.label} | ${perCall(run.cpu)} | ${perCall(run.clientCpu)} | ${
+            perCall(run.tmuxCpu)
           } | ${median(run.times).toFixed(2)} | ${
             quantile(run.times, 0.95).toFixed(2)
           } | ${bytes} |`,
