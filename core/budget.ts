@@ -97,6 +97,14 @@ export function excerptAround(text: string, start: number, end: number, maxBytes
     (b < bytes.length ? CUT_MARK : "");
 }
 
+/** What a caller knows of the text its lines were split from, which spares work per line. */
+export interface LineSource {
+  /** The text is all ASCII (see {@link isAscii}): a line's UTF-8 size is its length. */
+  ascii: boolean;
+  /** A text that starts with the lines joined by newlines (they were split from it). */
+  text?: string;
+}
+
 /**
  * Fits `lines` into `maxLines` lines and `maxBytes` bytes (lines counted with
  * one newline byte each), keeping the newest. A newest line longer than the
@@ -106,12 +114,12 @@ export function budgetLines(
   lines: readonly string[],
   maxLines: number,
   maxBytes: number,
-  ascii = false,
+  source?: LineSource,
 ): Content {
   // Each line is measured once: the sizes of the kept ones are needed again.
-  // Lines known to be ASCII (from a text checked whole, see isAscii) are
-  // their length: a long capture is not measured again a line at a time.
-  const sizes = ascii
+  // Lines known to be ASCII are their length: a long capture is not
+  // measured again a line at a time.
+  const sizes = source?.ascii
     ? lines.map((line) => line.length + 1)
     : lines.map((line) => utf8Length(line) + 1);
   const from = Math.max(0, lines.length - Math.max(0, maxLines));
@@ -135,6 +143,9 @@ export function budgetLines(
     kept = [];
     bytes = 0;
   }
+  if (source?.text !== undefined && kept.length > 0 && kept[0] === lines[first]) {
+    keepJoined(kept, lines, first, source.text);
+  }
   const droppedLines = lines.length - kept.length;
   const droppedBytes = total - bytes;
   return {
@@ -143,6 +154,32 @@ export function budgetLines(
     droppedLines,
     droppedBytes,
   };
+}
+
+/**
+ * The text of kept lines that are a slice of a text's lines, when known: a
+ * rendering takes it instead of joining thousands of lines again. Keyed by
+ * the kept array, which nothing changes once budgeted (cuts make new ones).
+ */
+const joinedLines = new WeakMap<readonly string[], string>();
+
+/** Notes that `kept`, the lines of `text` from `first` on, join to a slice of `text`. */
+function keepJoined(
+  kept: readonly string[],
+  lines: readonly string[],
+  first: number,
+  text: string,
+) {
+  let start = 0;
+  for (let i = 0; i < first; i++) start += lines[i].length + 1;
+  let end = start - 1;
+  for (const line of kept) end += line.length + 1;
+  joinedLines.set(kept, text.slice(start, end));
+}
+
+/** `lines.join("\n")`, taken from their source text when {@link budgetLines} kept it. */
+export function joinLines(lines: readonly string[]): string {
+  return joinedLines.get(lines) ?? lines.join("\n");
 }
 
 /** True when `value` has the shape of a {@link Content}. */
@@ -197,7 +234,7 @@ export function contentText(header: string, content: Content): string {
     } dropped)`
     : "";
   const head = `${header}: ${counted(content.lines.length, "line")}${cut}`;
-  return content.lines.length === 0 ? head : `${head}\n${content.lines.join("\n")}`;
+  return content.lines.length === 0 ? head : `${head}\n${joinLines(content.lines)}`;
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 
 import { noSessionError } from "../tmux/errors.ts";
-import { budgetLines, type Content } from "./budget.ts";
+import { budgetLines, type Content, type LineSource } from "./budget.ts";
 import type { ToolContext } from "./registry.ts";
 
 /**
@@ -40,15 +40,15 @@ export function callerPane(ctx: ToolContext): Promise<string | null> {
 
 /**
  * Budgets lines read from a pane with the call's `maxLines` or the server
- * default; `ascii` when they are known to be ASCII (see budgetLines).
+ * default; `source`: what is known of the text they came from (see budgetLines).
  */
 export function budget(
   ctx: ToolContext,
   lines: readonly string[],
   maxLines?: number | null,
-  ascii = false,
+  source?: LineSource,
 ): Content {
-  return budgetLines(lines, maxLines ?? ctx.settings.maxLines, ctx.settings.maxBytes, ascii);
+  return budgetLines(lines, maxLines ?? ctx.settings.maxLines, ctx.settings.maxBytes, source);
 }
 
 /** Splits `capture-pane -p` output into lines (tmux ends every line with a newline). */

@@ -349,6 +349,27 @@ Deno.test("budget: utf8Length counts long texts as TextEncoder does, past the sc
   assertEquals(utf8Length("x".repeat(200_000)), 200_000);
 });
 
+Deno.test("budget: lines budgeted with their source text render as when joined", () => {
+  const cases = [
+    ["a", "", "bb", "ccc", "", "dddd"],
+    ["é日", "x", "😀 y", "", "z"],
+    ["only"],
+    ["", ""],
+    ["x".repeat(50)],
+  ];
+  for (const lines of cases) {
+    const text = `${lines.join("\n")}\n\n`;
+    const ascii = new TextEncoder().encode(text).length === text.length;
+    for (const [maxLines, maxBytes] of [[100, 1000], [3, 1000], [100, 9], [1, 20], [0, 100]]) {
+      const plain = budgetLines(lines, maxLines, maxBytes);
+      const sourced = budgetLines(lines, maxLines, maxBytes, { ascii, text });
+      const label = `${JSON.stringify(lines)} ${maxLines}/${maxBytes}`;
+      assertEquals(sourced, plain, label);
+      assertEquals(contentText("pane", sourced), contentText("pane", plain), label);
+    }
+  }
+});
+
 Deno.test("results: a measured result is written from the JSON it was measured as", () => {
   const lines = Array.from({ length: 3000 }, (_, i) => `${i} "é" \\ ${"\t".repeat(i % 3)}`);
   const value = { paneId: "%1", content: budgetLines(lines, 100000, 10_000_000) };

@@ -9,7 +9,7 @@ import {
   trimRow,
   trimTrailingBlank,
 } from "../core/panes.ts";
-import { contentText, isAscii } from "../core/budget.ts";
+import { contentText, isAscii, type LineSource } from "../core/budget.ts";
 import { ToolError } from "../core/errors.ts";
 import {
   firstWindow,
@@ -63,9 +63,14 @@ export const capturePane = defineTool({
       args.joinWrappedLines
         ? trimTrailingBlank(splitCapture(output).map(trimRow))
         : captureLines(output);
+    // Trimmed rows are no longer a slice of the output.
+    const source = (output: string): LineSource => ({
+      ascii: isAscii(output),
+      text: args.joinWrappedLines ? undefined : output,
+    });
     if (start === null && end === null && !args.includeHistory) {
       const output = await ctx.tmux.one(command);
-      const content = budget(ctx, lines(output), args.maxLines, isAscii(output));
+      const content = budget(ctx, lines(output), args.maxLines, source(output));
       return { paneId: pane, content };
     }
     const need = {
@@ -92,17 +97,18 @@ export const capturePane = defineTool({
     // rows the pane holds are asked for.
     const held = Math.max(0, Math.min(bottom, height - 1) - Math.max(top, -history) + 1);
     const window = held === 0
-      ? { lines: [], unread: 0, ascii: true }
+      ? { lines: [], unread: 0, source: { ascii: true } }
       : await readWindow(ctx, command, {
         bottom: Math.min(bottom, height - 1),
         held,
         height,
         lines,
+        source,
         need,
         first,
       });
     const content = withUnreadRows(
-      budget(ctx, window.lines, args.maxLines, window.ascii),
+      budget(ctx, window.lines, args.maxLines, window.source),
       window.unread,
     );
     if (start === null && end === null) return { paneId: pane, content };
@@ -124,6 +130,8 @@ interface WindowRead {
   height: number;
   /** Lines of a capture's output. */
   lines: (output: string) => string[];
+  /** What is known of a capture's output, for budgeting its lines. */
+  source: (output: string) => LineSource;
   need: WindowNeed;
   /** The first window's output, when it was read along with the extent. */
   first?: string;
@@ -132,14 +140,14 @@ interface WindowRead {
 /**
  * Lines of the newest rows up to `bottom` that decide the budgeted result,
  * and how many held rows above them were not read: a long history is read
- * only as far as the budget reaches (see domain/history_window.ts). With
- * whether the text read was all ASCII, which spares measuring each line.
+ * only as far as the budget reaches (see domain/history_window.ts), and
+ * what is known of the output they were read from.
  */
 async function readWindow(
   ctx: ToolContext,
   command: string[],
   read: WindowRead,
-): Promise<{ lines: string[]; unread: number; ascii: boolean }> {
+): Promise<{ lines: string[]; unread: number; source: LineSource }> {
   let rows = Math.min(read.held, firstWindow(read.need, read.height));
   let first = read.first;
   while (true) {
@@ -151,9 +159,9 @@ async function readWindow(
     );
     first = undefined;
     const lines = read.lines(output);
-    const ascii = isAscii(output);
-    if (rows >= read.held || windowDecides(lines, read.need, ascii)) {
-      return { lines, unread: read.held - rows, ascii };
+    const source = read.source(output);
+    if (rows >= read.held || windowDecides(lines, read.need, source.ascii)) {
+      return { lines, unread: read.held - rows, source };
     }
     rows = widerWindow(rows, read.held);
   }
