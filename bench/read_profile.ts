@@ -5,7 +5,8 @@
  * that operation alone. The topology is tools_bench.ts's: 4 sessions × 4
  * windows × 2 panes, one pane with 2,000 lines of history.
  *
- * Usage: deno run -A bench/read_profile.ts [--profile DIR] [--calls N] [operation...]
+ * Usage: deno run -A bench/read_profile.ts [--profile DIR] [--base DIR] [--v8 FLAGS]
+ *   [--calls N] [operation...]
  *
  * @module
  */
@@ -50,6 +51,8 @@ async function topology(fixture: TmuxFixture): Promise<string[]> {
   return panes;
 }
 
+const THIS_TREE = "this tree";
+
 /** One server under test: this tree's, or another checkout's (`--base DIR`) for an A/B run. */
 interface Subject {
   label: string;
@@ -57,7 +60,7 @@ interface Subject {
 }
 
 async function subjects(base: string | undefined): Promise<Subject[]> {
-  const list: Subject[] = [{ label: "this tree", start: startServer }];
+  const list: Subject[] = [{ label: THIS_TREE, start: startServer }];
   if (base) {
     const harness = await import(`${base}/tests/harness.ts`);
     list.unshift({ label: base, start: harness.startServer });
@@ -93,9 +96,13 @@ async function main() {
       const denoFlags = flags.profile
         ? ["--cpu-prof", `--cpu-prof-dir=${flags.profile}`, `--cpu-prof-name=${op}.cpuprofile`]
         : [];
+      // This tree's server only: appended to the start task's V8 flags (a later value wins).
+      const v8 = flags.v8 ? [`--v8-flags=${flags.v8}`] : [];
       const runs = [];
       for (const subject of who) {
-        const session = await subject.start(fixture.socketPath, { denoFlags });
+        const session = await subject.start(fixture.socketPath, {
+          denoFlags: subject.label === THIS_TREE ? [...denoFlags, ...v8] : denoFlags,
+        });
         runs.push({
           subject,
           session,
