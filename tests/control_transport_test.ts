@@ -231,7 +231,7 @@ Deno.test("many lines across chunks, with empty and framing-like ones, arrive wh
     const now = Math.floor(Date.now() / 1000);
     // Lines starting with % and empty lines at every position relative to
     // the reads of the client's output, which are taken in runs between them.
-    const kinds = ["", "%", `%end ${now} 7 1`, "% x", "plain é", "x".repeat(300), "", ""];
+    const kinds = ["", "%", `%end ${now} 7 1`, "% x", "50% é %", "x".repeat(300), "", ""];
     const lines = Array.from(
       { length: 12_000 },
       (_, i) => `${kinds[i % 7 + (i % 3 === 0 ? 1 : 0)]}`,
