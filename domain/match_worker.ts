@@ -40,9 +40,13 @@ export interface PaneHit {
   span: [number, number] | null;
 }
 
-/** What a pane holds, as two captures of the same rows (see domain/wrapped.ts). */
+/**
+ * What a pane holds: its rows captured with wrapped lines joined, and the
+ * same rows captured apart to number them (see domain/wrapped.ts), or null
+ * when no row wrapped, so that each line is one row.
+ */
 export interface PaneText {
-  physical: string;
+  physical: string | null;
   joined: string;
   firstRow: number;
 }
@@ -123,9 +127,28 @@ export function closeMatchWorkers(): void {
   for (const worker of idle.splice(0)) worker.terminate();
 }
 
+/**
+ * The rows that lines of `pane` (by index in its joined capture) start on,
+ * read off its physical capture: in the worker, as joining a long history's
+ * rows takes as long as matching them.
+ */
+export function lineRows(
+  pane: PaneText & { physical: string },
+  lines: number[],
+  options: MatchOptions,
+): Promise<number[]> {
+  return run({ kind: "rows", pane, lines }, options);
+}
+
+/** {@link lineRows} on the calling thread: for a pane within {@link inlineUnits}. */
+export function lineRowsHere(pane: PaneText & { physical: string }, lines: number[]): number[] {
+  return rowsOfLines(pane, lines);
+}
+
 type Job =
   | { kind: "first"; programs: Compiled[]; lines: string[] }
-  | { kind: "pane"; programs: Compiled[]; pane: PaneText; limit: number; locateOver: number };
+  | { kind: "pane"; programs: Compiled[]; pane: PaneText; limit: number; locateOver: number }
+  | { kind: "rows"; pane: PaneText & { physical: string }; lines: number[] };
 
 /** Workers kept for the next job. */
 const MAX_IDLE = 1;
@@ -208,7 +231,7 @@ function release(): void {
 }
 
 function spawn(): Worker {
-  const functions = [...RUNTIME, joinWrappedRows, paneHits];
+  const functions = [...RUNTIME, joinWrappedRows, paneHits, rowsOfLines];
   scriptUrl ??= URL.createObjectURL(
     new Blob([`${functions.map(String).join("\n")}\nself.onmessage = ${onJob};\n`], {
       type: "application/javascript",
@@ -233,6 +256,7 @@ function park(worker: Worker): void {
  */
 function onJob(event: MessageEvent<Job>): void {
   const job = event.data;
+  if (job.kind === "rows") return postMessage(rowsOfLines(job.pane, job.lines));
   const c = job.programs;
   if (job.kind === "first") {
     for (let line = 0; line < job.lines.length; line++) {
@@ -257,17 +281,40 @@ function paneHits(
   locateOver: number,
 ): { hits: PaneHit[]; more: boolean } {
   const hits: PaneHit[] = [];
-  for (const line of joinWrappedRows(pane.physical, pane.joined, pane.firstRow)) {
-    // Matched as shown: tmux's -J keeps the spaces a line ends with (a
-    // prompt's "$ "), which a plain capture and wait_for_text drop.
+  // Whether the hits are full (with `text` matching: the line is one more).
+  const full = (row: number, text: string) => {
+    if (!testLine(c, text)) return false;
+    if (hits.length === limit) return true;
+    hits.push({ row, text, span: text.length > locateOver ? findLine(c, text) : null });
+    return false;
+  };
+  // Matched as shown: tmux's -J keeps the spaces a line ends with (a
+  // prompt's "$ "), which a plain capture and wait_for_text drop.
+  const all = pane.joined;
+  if (pane.physical === null) {
+    // One row per line: walked in place, no array of lines.
+    for (let at = 0, row = pane.firstRow; all !== "" && at <= all.length; row++) {
+      let next = all.indexOf("\n", at);
+      if (next < 0) next = all.length;
+      let end = next;
+      while (end > at && all.charCodeAt(end - 1) === 32) end--;
+      if (full(row, all.slice(at, end))) return { hits, more: true };
+      at = next + 1;
+    }
+    return { hits, more: false };
+  }
+  for (const line of joinWrappedRows(pane.physical, all, pane.firstRow)) {
     let end = line.text.length;
     while (end > 0 && line.text.charCodeAt(end - 1) === 32) end--;
-    const text = line.text.slice(0, end);
-    if (!testLine(c, text)) continue;
-    if (hits.length === limit) return { hits, more: true };
-    hits.push({ row: line.row, text, span: text.length > locateOver ? findLine(c, text) : null });
+    if (full(line.row, line.text.slice(0, end))) return { hits, more: true };
   }
   return { hits, more: false };
+}
+
+/** See {@link lineRows}; runs in the worker too, like {@link paneHits}. */
+function rowsOfLines(pane: PaneText & { physical: string }, lines: number[]): number[] {
+  const joined = joinWrappedRows(pane.physical, pane.joined, pane.firstRow);
+  return lines.map((line) => joined[line].row);
 }
 
 // Declared for onJob's type checking only: inside the worker it is the

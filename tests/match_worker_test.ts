@@ -7,6 +7,8 @@ import {
   firstMatch,
   INLINE_UNITS,
   inlineUnits,
+  lineRows,
+  lineRowsHere,
   MatchDeadline,
   matchPane,
   matchPaneHere,
@@ -68,6 +70,36 @@ workerTest("a small pane matched in place reads the same as in the worker", asyn
       );
     }
   }
+});
+
+workerTest(
+  "a pane with no wrapped row reads each line as one row, in place and in the worker",
+  async () => {
+    const joined = ["alpha  ", "", "beta é", "", "x".repeat(50) + "y", ""].join("\n");
+    const apart = { physical: joined, joined, firstRow: -2 };
+    const oneRowEach = { physical: null, joined, firstRow: -2 };
+    for (const pattern of ["a$", "^$", "é", "x{3}y", "a|y", "zzz"]) {
+      const limits = { limit: 2, locateOver: 3 };
+      const expected = matchPaneHere(compiled(pattern), apart, limits);
+      assert.deepEqual(matchPaneHere(compiled(pattern), oneRowEach, limits), expected, pattern);
+      assert.deepEqual(await matchPane(compiled(pattern), oneRowEach, limits, LONG), expected);
+    }
+    const empty = { physical: null, joined: "", firstRow: 0 };
+    assert.deepEqual(matchPaneHere(compiled("^$"), empty, { limit: 9, locateOver: 9 }), {
+      hits: [],
+      more: false,
+    });
+  },
+);
+
+workerTest("lineRows numbers joined lines by the row each starts on", async () => {
+  const pane = {
+    physical: ["al", "pha", "", "beta", "ga", "mm", "a"].join("\n"),
+    joined: ["alpha", "", "beta", "gamma"].join("\n"),
+    firstRow: -3,
+  };
+  assert.deepEqual(lineRowsHere(pane, [0, 1, 2, 3]), [-3, -1, 0, 1]);
+  assert.deepEqual(await lineRows(pane, [3, 0], LONG), [1, -3]);
 });
 
 Deno.test("a cheap pattern is matched in place over more text than a costly one", () => {

@@ -273,6 +273,40 @@ serverTest(
 );
 
 serverTest(
+  "search_panes: a wrapped pane whose text changes before its rows are read is matched again",
+  async (fx, s, pane) => {
+    // A wrapped match: its row is read in a second round trip, after the history is cleared.
+    await fx.runInPane(pane, `seq 1 40; echo needle-${"x".repeat(80)}`);
+    await fx.tmux(
+      "set-hook",
+      "-g",
+      "after-list-panes",
+      `set-hook -g after-list-panes { clear-history -t ${pane} ; set-hook -gu after-list-panes ; ` +
+        `set -g @fired 2 } ; set -g @fired 1`,
+    );
+    const found = await s.ok<Found>("search_panes", {
+      pattern: "^needle-x+$",
+      includeHistory: true,
+    });
+    assertEquals(await fx.tmux("show", "-gv", "@fired"), "2", "the history was cleared");
+    const [hit] = found.panes[0].matches;
+    assertEquals(hit.text, `needle-${"x".repeat(80)}`);
+    const row = await fx.tmux(
+      "capture-pane",
+      "-p",
+      "-t",
+      pane,
+      "-S",
+      `${hit.row}`,
+      "-E",
+      `${hit.row}`,
+    );
+    assertEquals(row, `needle-${"x".repeat(53)}`);
+  },
+  { fixture: SMALL },
+);
+
+serverTest(
   "search_panes: a pattern anchored at the end matches a line that ends in spaces, as the description says",
   async (fx, s, pane) => {
     await fx.runInPane(pane, "printf 'spaced-end   \\n'");

@@ -20,6 +20,7 @@ import {
   optionalText,
   parseRows,
   type Row,
+  type Schema,
   text,
 } from "./format.ts";
 import {
@@ -126,18 +127,18 @@ export type PaneScope =
   | { kind: "window"; windowId: string }
   | { kind: "pane"; paneId: string };
 
-/** The `list-panes` command for `scope`. */
-export function listPanesCommand(scope: PaneScope): string[] {
+/** The `list-panes` command for `scope`, printing `format` (a {@link PaneView} unless given). */
+export function listPanesCommand(scope: PaneScope, format = PANE_FORMAT): string[] {
   switch (scope.kind) {
     case "all":
-      return ["list-panes", "-a", "-F", PANE_FORMAT];
+      return ["list-panes", "-a", "-F", format];
     case "session":
       // list-panes -t takes a window: a bare name would be tried as a window
       // of tmux's current session first (window "1" for a session named "1",
       // window @2 for one named "@2"); "=name:" can only be the session.
-      return ["list-panes", "-s", "-t", sessionWindowTarget(scope.session), "-F", PANE_FORMAT];
+      return ["list-panes", "-s", "-t", sessionWindowTarget(scope.session), "-F", format];
     case "window":
-      return ["list-panes", "-t", windowTarget(scope.windowId), "-F", PANE_FORMAT];
+      return ["list-panes", "-t", windowTarget(scope.windowId), "-F", format];
     case "pane":
       // list-panes -t %N lists the whole window; the filter keeps one pane.
       return [
@@ -147,7 +148,7 @@ export function listPanesCommand(scope: PaneScope): string[] {
         "-f",
         `#{==:#{pane_id},${scope.paneId}}`,
         "-F",
-        PANE_FORMAT,
+        format,
       ];
   }
 }
@@ -199,6 +200,26 @@ export async function listPanes(
 ): Promise<PaneView[]> {
   try {
     return parsePanes(await tmux.one(listPanesCommand(scope)), callerPane);
+  } catch (error) {
+    if (scope.kind === "all" && isNothingToList(error)) return [];
+    throw error;
+  }
+}
+
+/**
+ * Lists only `fields` of the panes in `scope`, printed with `format`
+ * ({@link formatOf}`(fields)`): for a tool that needs less than a
+ * {@link PaneView}, as tmux reads each pane's command and directory from the
+ * system for a full one. Empty or missing servers read as in {@link listPanes}.
+ */
+export async function listPaneFields<S extends Schema>(
+  tmux: Tmux,
+  scope: PaneScope,
+  fields: S,
+  format: string,
+): Promise<Row<S>[]> {
+  try {
+    return parseRows(fields, await tmux.one(listPanesCommand(scope, format)));
   } catch (error) {
     if (scope.kind === "all" && isNothingToList(error)) return [];
     throw error;

@@ -1,31 +1,34 @@
 /** `search_panes`: which panes show text matching a pattern, and on which rows. */
 
 import { z } from "zod";
-import { wholeHistoryRead } from "../domain/history_reads.ts";
 import { excerptAround, utf8Length } from "../core/budget.ts";
 import { CUT_MARK } from "../tmux/utf8.ts";
-import { callerPane } from "../core/panes.ts";
 import {
-  INLINE_UNITS,
   inlineUnits,
+  lineRows,
+  lineRowsHere,
   MatchDeadline,
   matchPane,
   matchPaneHere,
   type PaneHit,
+  type PaneText,
   warmMatchWorker,
 } from "../domain/match_worker.ts";
+import {
+  type ListedPane,
+  listedRows,
+  listSearchedPanes,
+  type PaneRead,
+  readGroup,
+  readGroups,
+} from "../domain/search_reads.ts";
 import { compilePattern, loadPatternEngine, type Matcher } from "../domain/pattern.ts";
 import { defineTool, readsTerminal, type ToolContext } from "../core/registry.ts";
 import { jsonWireCost, resultBytes, resultOf } from "../core/results.ts";
 import { optionalSession } from "../core/schemas.ts";
 import { counted } from "../core/words.ts";
-import type { Tmux } from "../tmux/client.ts";
 import { TmuxError } from "../tmux/errors.ts";
-import { keepTrailingSpacesFlags } from "../tmux/version.ts";
-import { listPanes, type PaneView } from "../tmux/views.ts";
 
-/** Panes captured per round trip: bounds the size of one tmux answer. */
-const PANES_PER_ROUND_TRIP = 16;
 /** Text scanned per call; panes past it are skipped and named. */
 const WORK_BUDGET_BYTES = 64 * 1024 * 1024;
 /**
@@ -102,31 +105,18 @@ export const searchPanes = defineTool({
       literal: args.literal,
       ignoreCase: args.ignoreCase,
     });
-    // Histories are what outgrow matching in place with a costly pattern:
-    // start the worker they need while tmux reads them.
-    const inline = inlineUnits(matcher.compiled);
-    if (args.includeHistory && inline <= INLINE_UNITS) warmMatchWorker();
     const scope = args.session
       ? { kind: "session" as const, session: args.session }
       : { kind: "all" as const };
-    // tmux lists a pane once per session window that shows it (a linked
-    // window, a grouped session): search each pane once, under its first listing.
-    const seen = new Set<string>();
-    const panes = (await listPanes(ctx.tmux, scope, await callerPane(ctx)))
-      .filter((pane) => !seen.has(pane.paneId) && seen.add(pane.paneId));
-    const state = newSearchState(ctx.settings.maxBytes, args.pattern, panes, inline);
-    for (
-      let start = 0;
-      start < panes.length && !ctx.signal.aborted;
-      start += PANES_PER_ROUND_TRIP
-    ) {
-      await searchGroup(
-        ctx,
-        panes.slice(start, start + PANES_PER_ROUND_TRIP),
-        matcher,
-        args,
-        state,
-      );
+    const panes = await listSearchedPanes(ctx.tmux, scope);
+    const state = newSearchState(ctx.settings.maxBytes, args.pattern, panes, matcher);
+    // A pane too large to match in place needs the worker: start it while tmux reads.
+    if (panes.some((pane) => mayOutgrow(pane, args.includeHistory, state.inlineUnits))) {
+      warmMatchWorker();
+    }
+    for (const group of readGroups(panes, args.includeHistory)) {
+      if (ctx.signal.aborted) break;
+      await searchGroup(ctx, group, matcher, args, state);
     }
     return {
       pattern: args.pattern,
@@ -160,6 +150,7 @@ export const searchPanes = defineTool({
 });
 
 type Skip = z.infer<typeof skippedPane>;
+type Hits = { hits: PaneHit[]; more: boolean };
 
 /** A search's progress over its groups of panes. */
 interface SearchState {
@@ -182,8 +173,8 @@ interface SearchState {
 function newSearchState(
   maxBytes: number,
   pattern: string,
-  panes: PaneView[],
-  inline: number,
+  panes: ListedPane[],
+  matcher: Matcher,
 ): SearchState {
   // What the byte budget leaves for matches, as they go on the wire: the
   // result without any (every pane skipped, the longest case), then each
@@ -202,10 +193,18 @@ function newSearchState(
     searched: 0,
     deadline: performance.now() + TIME_BUDGET_MS,
     inlineMs: 0,
-    inlineUnits: inline,
+    inlineUnits: inlineUnits(matcher.compiled),
     found: [],
     skipped: [],
   };
+}
+
+/**
+ * Whether `pane` may hold more text than is matched in place: an estimate
+ * from its cells, so that the worker starts only for a search that may need it.
+ */
+function mayOutgrow(pane: ListedPane, includeHistory: boolean, inline: number): boolean {
+  return listedRows(pane, includeHistory) * (pane.width + 1) > inline;
 }
 
 /** Why no more panes can be searched, or null while both budgets last. */
@@ -214,55 +213,170 @@ function outOfBudget(state: SearchState): Skip["reason"] | null {
   return performance.now() > state.deadline ? "time" : null;
 }
 
+/** A pane matched, its hits numbered by line until its rows are known. */
+interface Searched {
+  pane: ListedPane;
+  read: PaneRead;
+  /** Null once left out: killed before its rows were read, or out of time. */
+  found: Hits | null;
+}
+
 /** Captures `group` in one round trip and searches each of its panes. */
 async function searchGroup(
   ctx: ToolContext,
-  group: PaneView[],
+  group: ListedPane[],
   matcher: Matcher,
   args: { includeHistory: boolean; maxMatchesPerPane: number },
   state: SearchState,
 ): Promise<void> {
-  const skip = (panes: PaneView[], reason: Skip["reason"]) =>
-    state.skipped.push(...panes.map((p) => ({ paneId: p.paneId, reason })));
   const over = outOfBudget(state);
-  if (over) return void skip(group, over);
-  let captures: (Capture | null)[];
-  try {
-    captures = await captureGroup(ctx.tmux, group, args.includeHistory);
-  } catch (error) {
-    // A history so long that tmux cannot even read it within the search's
-    // time budget (about 5 s per million lines; the round trip is bound
-    // by it, not by the 60 s a single history read may take): skipped, as
-    // the budget skips any pane, rather than failing the panes already searched.
-    if (!(args.includeHistory && error instanceof TmuxError && error.kind === "timeout")) {
-      throw error;
-    }
-    return void skip(group, "read_timeout");
-  }
+  if (over) return void skip(state, group, over);
+  const reads = await readOrSkip(ctx, group, args.includeHistory, false, state);
+  if (!reads) return;
+  const searched: Searched[] = [];
   for (const [i, pane] of group.entries()) {
-    const capture = captures[i];
+    const read = reads[i];
     // Killed since the listing: nothing to search, nothing skipped.
-    if (!capture) continue;
+    if (!read) continue;
     const over = outOfBudget(state);
     if (over) {
-      skip([pane], over);
+      skip(state, [pane], over);
       continue;
     }
-    let found: { hits: PaneHit[]; more: boolean };
-    try {
-      found = await matchCapture(ctx, matcher, capture, args.maxMatchesPerPane, state);
-    } catch (error) {
-      if (ctx.signal.aborted) return;
-      if (!(error instanceof MatchDeadline)) throw error;
-      skip([pane], "time");
-      continue;
-    }
-    state.scanned += capture.joined.length;
+    // With no row wrapped each line is one row; else the hits carry their
+    // line's index until numberRows reads the rows.
+    const text = { physical: null, joined: read.joined, firstRow: read.wraps ? 0 : read.firstRow };
+    const found = await matchOrSkip(ctx, matcher, text, args.maxMatchesPerPane, state, pane);
+    if (found === undefined) return;
+    if (!found) continue;
+    state.scanned += read.joined.length;
+    searched.push({ pane, read, found });
+  }
+  await numberRows(ctx, searched.filter((s) => s.read.wraps && s.found!.hits.length > 0), {
+    matcher,
+    args,
+    state,
+  });
+  for (const { pane, found } of searched) {
+    if (!found) continue;
     state.searched++;
     const matches = collectMatches(pane, found.hits, args.maxMatchesPerPane, state);
     if (found.more && matches.length < args.maxMatchesPerPane) state.truncated = true;
     if (matches.length > 0) state.found.push(paneEntry(pane, matches));
   }
+}
+
+/** Records `panes` as not searched, for `reason`. */
+function skip(state: SearchState, panes: { paneId: string }[], reason: Skip["reason"]): void {
+  state.skipped.push(...panes.map((p) => ({ paneId: p.paneId, reason })));
+}
+
+/**
+ * {@link readGroup} within the search's time budget; null, with the panes
+ * skipped, for a history so long that tmux cannot even read it in that time
+ * (about 5 s per million lines; the round trip is bound by it, not by the
+ * 60 s a single history read may take): skipped, as the budget skips any
+ * pane, rather than failing the panes already searched.
+ */
+async function readOrSkip(
+  ctx: ToolContext,
+  group: ListedPane[],
+  includeHistory: boolean,
+  physical: boolean,
+  state: SearchState,
+): Promise<(PaneRead | null)[] | null> {
+  try {
+    return await readGroup(ctx.tmux, group, {
+      includeHistory,
+      physical,
+      timeoutMs: TIME_BUDGET_MS,
+    });
+  } catch (error) {
+    if (!(includeHistory && error instanceof TmuxError && error.kind === "timeout")) throw error;
+    skip(state, group, "read_timeout");
+    return null;
+  }
+}
+
+/**
+ * {@link matchCapture}; null with the pane skipped when the deadline ended
+ * the match, undefined when the call was cancelled.
+ */
+async function matchOrSkip(
+  ctx: ToolContext,
+  matcher: Matcher,
+  text: PaneText,
+  maxMatches: number,
+  state: SearchState,
+  pane: ListedPane,
+): Promise<Hits | null | undefined> {
+  try {
+    return await matchCapture(ctx, matcher, text, maxMatches, state);
+  } catch (error) {
+    if (ctx.signal.aborted) return undefined;
+    if (!(error instanceof MatchDeadline)) throw error;
+    skip(state, [pane], "time");
+    return null;
+  }
+}
+
+/**
+ * Numbers the hits of panes whose rows wrapped, from a second read with the
+ * rows apart. A pane whose text changed meanwhile is matched again as it is
+ * now; one killed meanwhile is left out.
+ */
+async function numberRows(
+  ctx: ToolContext,
+  pending: Searched[],
+  search: {
+    matcher: Matcher;
+    args: { includeHistory: boolean; maxMatchesPerPane: number };
+    state: SearchState;
+  },
+): Promise<void> {
+  if (pending.length === 0) return;
+  const { matcher, args, state } = search;
+  const pairs = await readOrSkip(ctx, pending.map((p) => p.pane), args.includeHistory, true, state);
+  for (const [i, entry] of pending.entries()) {
+    const pair = pairs?.[i];
+    if (!pair || pair.physical === null) {
+      entry.found = null;
+      continue;
+    }
+    if (pair.joined !== entry.read.joined) {
+      entry.found =
+        await matchOrSkip(ctx, matcher, pair, args.maxMatchesPerPane, state, entry.pane) ??
+          null;
+      continue;
+    }
+    const hits = entry.found!.hits;
+    try {
+      const rows = await rowsOf(ctx, { ...pair, physical: pair.physical }, hits, state);
+      hits.forEach((hit, k) => hit.row = rows[k]);
+    } catch (error) {
+      entry.found = null;
+      if (ctx.signal.aborted) return;
+      if (!(error instanceof MatchDeadline)) throw error;
+      skip(state, [entry.pane], "time");
+    }
+  }
+}
+
+/** The rows of `hits` (numbered by line) in `pair`: in place while small, as matching. */
+async function rowsOf(
+  ctx: ToolContext,
+  pair: PaneText & { physical: string },
+  hits: PaneHit[],
+  state: SearchState,
+): Promise<number[]> {
+  const lines = hits.map((hit) => hit.row);
+  if (pair.physical.length + pair.joined.length <= state.inlineUnits) {
+    return lineRowsHere(pair, lines);
+  }
+  return await lineRows(pair, lines, {
+    timeoutMs: state.deadline - performance.now(),
+    signal: ctx.signal,
+  });
 }
 
 /**
@@ -273,21 +387,21 @@ async function searchGroup(
 async function matchCapture(
   ctx: ToolContext,
   matcher: Matcher,
-  capture: Capture,
+  text: PaneText,
   maxMatches: number,
   state: SearchState,
-): Promise<{ hits: PaneHit[]; more: boolean }> {
+): Promise<Hits> {
   const limits = { limit: maxMatches + 1 + SPARE_HITS, locateOver: LOCATE_OVER };
   if (
-    capture.physical.length + capture.joined.length <= state.inlineUnits &&
+    (text.physical?.length ?? 0) + text.joined.length <= state.inlineUnits &&
     state.inlineMs < INLINE_MS
   ) {
     const began = performance.now();
-    const found = matchPaneHere(matcher.compiled, capture, limits);
+    const found = matchPaneHere(matcher.compiled, text, limits);
     state.inlineMs += performance.now() - began;
     return found;
   }
-  return await matchPane(matcher.compiled, capture, limits, {
+  return await matchPane(matcher.compiled, text, limits, {
     timeoutMs: state.deadline - performance.now(),
     signal: ctx.signal,
   });
@@ -295,7 +409,7 @@ async function matchCapture(
 
 /** The matches of one pane that fit the count and byte budgets. */
 function collectMatches(
-  pane: PaneView,
+  pane: ListedPane,
   hits: PaneHit[],
   max: number,
   state: SearchState,
@@ -326,67 +440,9 @@ function collectMatches(
 }
 
 /** The result's entry of `pane`. */
-function paneEntry(pane: PaneView, matches: z.infer<typeof match>[]): z.infer<typeof paneMatches> {
+function paneEntry(
+  pane: ListedPane,
+  matches: z.infer<typeof match>[],
+): z.infer<typeof paneMatches> {
   return { paneId: pane.paneId, windowId: pane.windowId, sessionId: pane.sessionId, matches };
-}
-
-/** What one round trip read of a pane. */
-interface Capture {
-  /** Rows with their trailing spaces, for row numbers. */
-  physical: string;
-  /** The same rows with wrapped lines joined. */
-  joined: string;
-  /**
-   * The row number of the first physical row: minus the history's length
-   * as the captures saw it (the listing's may be older), else 0.
-   */
-  firstRow: number;
-}
-
-/**
- * The captures of each pane of `group` in one round trip; null for a pane
- * killed since it was listed (its capture fails the whole round trip, so the
- * panes are then read one by one and only the missing one is left out).
- */
-async function captureGroup(
-  tmux: Tmux,
-  group: PaneView[],
-  includeHistory: boolean,
-): Promise<(Capture | null)[]> {
-  const range = includeHistory ? ["-S", "-"] : [];
-  // The history's length matters only when the captures hold the history.
-  const perPane = includeHistory ? 3 : 2;
-  const keepSpaces = keepTrailingSpacesFlags(tmux.version);
-  try {
-    const read = () =>
-      tmux.run(
-        group.flatMap((pane) => [
-          [
-            "capture-pane",
-            "-p",
-            ...keepSpaces,
-            "-t",
-            pane.paneId,
-            ...range,
-          ],
-          ["capture-pane", "-p", "-J", "-t", pane.paneId, ...range],
-          ...(includeHistory
-            ? [["display-message", "-p", "-t", pane.paneId, "#{history_size}"]]
-            : []),
-        ]),
-        { timeoutMs: TIME_BUDGET_MS },
-      );
-    const outputs = includeHistory ? await wholeHistoryRead(read) : await read();
-    return group.map((_, i) => ({
-      physical: outputs[perPane * i],
-      joined: outputs[perPane * i + 1],
-      firstRow: includeHistory ? -(Number(outputs[perPane * i + 2]) || 0) : 0,
-    }));
-  } catch (error) {
-    if (!(error instanceof TmuxError && error.kind === "no_target")) throw error;
-    if (group.length === 1) return [null];
-  }
-  const captures: (Capture | null)[] = [];
-  for (const pane of group) captures.push(...await captureGroup(tmux, [pane], includeHistory));
-  return captures;
 }

@@ -1,0 +1,155 @@
+/**
+ * What search_panes reads from tmux: a light listing of the panes, then
+ * their text in round trips of bounded size. A pane is captured once, with
+ * wrapped lines joined (-J); the sizes read in the same round trip tell
+ * whether any of its rows wrapped. Only then do its lines' rows need the
+ * second capture, with the rows apart (-N), which {@link readGroup} also
+ * reads on request (domain/wrapped.ts pairs the two).
+ *
+ * @module
+ */
+
+import type { Tmux } from "../tmux/client.ts";
+import { TmuxError } from "../tmux/errors.ts";
+import { formatOf, int, optionalInt, parseRows, type Row, text } from "../tmux/format.ts";
+import { keepTrailingSpacesFlags } from "../tmux/version.ts";
+import { listPaneFields, type PaneScope } from "../tmux/views.ts";
+import { wholeHistoryRead } from "./history_reads.ts";
+
+/** What the search reads of a pane in its listing: no command or directory to look up. */
+const LISTED = {
+  paneId: text("pane_id"),
+  windowId: text("window_id"),
+  sessionId: text("session_id"),
+  width: int("pane_width"),
+  height: int("pane_height"),
+  historySize: optionalInt("history_size"),
+};
+const LISTED_FORMAT = formatOf(LISTED);
+
+/** A pane as the search's listing shows it. */
+export type ListedPane = Row<typeof LISTED>;
+
+/** Each pane's size, read in the captures' round trip, as they saw it. */
+const SIZES = {
+  paneId: text("pane_id"),
+  height: int("pane_height"),
+  historySize: optionalInt("history_size"),
+};
+const SIZES_COMMAND = ["list-panes", "-a", "-F", formatOf(SIZES)];
+
+/** Rows read per round trip (16 panes at tmux's default history): bounds one tmux answer. */
+const ROWS_PER_ROUND_TRIP = 32 * 1024;
+/** Panes read per round trip, however small: bounds the command line. */
+const PANES_PER_ROUND_TRIP = 64;
+
+/**
+ * The panes in `scope`, each once: tmux lists a pane once per session
+ * window that shows it (a linked window, a grouped session), and the search
+ * takes its first listing.
+ */
+export async function listSearchedPanes(tmux: Tmux, scope: PaneScope): Promise<ListedPane[]> {
+  const seen = new Set<string>();
+  return (await listPaneFields(tmux, scope, LISTED, LISTED_FORMAT))
+    .filter((pane) => !seen.has(pane.paneId) && seen.add(pane.paneId));
+}
+
+/** The rows a capture of `pane` holds, as listed. */
+export function listedRows(pane: ListedPane, includeHistory: boolean): number {
+  return pane.height + (includeHistory ? pane.historySize ?? 0 : 0);
+}
+
+/** `panes` in groups read one round trip each, within {@link ROWS_PER_ROUND_TRIP} but for a larger pane alone. */
+export function readGroups(panes: ListedPane[], includeHistory: boolean): ListedPane[][] {
+  const groups: ListedPane[][] = [];
+  let group: ListedPane[] = [];
+  let rows = 0;
+  for (const pane of panes) {
+    const size = listedRows(pane, includeHistory);
+    if (
+      group.length > 0 &&
+      (rows + size > ROWS_PER_ROUND_TRIP || group.length === PANES_PER_ROUND_TRIP)
+    ) {
+      groups.push(group);
+      group = [];
+      rows = 0;
+    }
+    group.push(pane);
+    rows += size;
+  }
+  if (group.length > 0) groups.push(group);
+  return groups;
+}
+
+/** What one round trip read of a pane. */
+export interface PaneRead {
+  /** The rows with wrapped lines joined (-J: trailing spaces kept). */
+  joined: string;
+  /** The same rows apart, trailing spaces kept (-N), when asked for. */
+  physical: string | null;
+  /**
+   * The row number of the first row: minus the history's length as the
+   * captures saw it (the listing's may be older), else 0.
+   */
+  firstRow: number;
+  /** Whether tmux wrapped any row onto the next, joined in {@link joined}. */
+  wraps: boolean;
+}
+
+/**
+ * The text of each pane of `group` in one round trip (with the rows apart
+ * too when `physical`); null for a pane killed since it was listed (its
+ * capture fails the whole round trip, so the panes are then read one by one
+ * and only the missing one is left out). Fails with a timeout error when
+ * tmux takes longer than `timeoutMs`.
+ */
+export async function readGroup(
+  tmux: Tmux,
+  group: { paneId: string }[],
+  options: { includeHistory: boolean; physical: boolean; timeoutMs: number },
+): Promise<(PaneRead | null)[]> {
+  const range = options.includeHistory ? ["-S", "-"] : [];
+  const flags = options.physical ? [["-J"], keepTrailingSpacesFlags(tmux.version)] : [["-J"]];
+  try {
+    const read = () =>
+      tmux.run(
+        [
+          ...group.flatMap((pane) =>
+            flags.map((f) => ["capture-pane", "-p", ...f, "-t", pane.paneId, ...range])
+          ),
+          // In the same round trip: the sizes the captures saw.
+          SIZES_COMMAND,
+        ],
+        { timeoutMs: options.timeoutMs },
+      );
+    const outputs = options.includeHistory ? await wholeHistoryRead(read) : await read();
+    const sizes = new Map(parseRows(SIZES, outputs[outputs.length - 1]).map((s) => [s.paneId, s]));
+    return group.map((pane, i) => {
+      const size = sizes.get(pane.paneId);
+      if (!size) return null;
+      const history = options.includeHistory ? size.historySize ?? 0 : 0;
+      const joined = outputs[flags.length * i];
+      return {
+        joined,
+        physical: options.physical ? outputs[flags.length * i + 1] : null,
+        firstRow: -history,
+        // tmux ends each row with a newline but one it wrapped: as many
+        // lines as rows means that none wrapped.
+        wraps: lineCount(joined) !== history + size.height,
+      };
+    });
+  } catch (error) {
+    if (!(error instanceof TmuxError && error.kind === "no_target")) throw error;
+    if (group.length === 1) return [null];
+  }
+  const reads: (PaneRead | null)[] = [];
+  for (const pane of group) reads.push(...await readGroup(tmux, [pane], options));
+  return reads;
+}
+
+/** Lines in a capture's output (its last newline is not printed). */
+function lineCount(output: string): number {
+  let count = 1;
+  for (let at = output.indexOf("\n"); at >= 0; at = output.indexOf("\n", at + 1)) count++;
+  return count;
+}
