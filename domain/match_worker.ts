@@ -38,18 +38,27 @@ export interface PaneHit {
   text: string;
   /** Where the match is, for lines longer than `locateOver`. */
   span: [number, number] | null;
+  /** The line's index in the joined capture. */
+  line: number;
+}
+
+/** The hits of a pane, whether more lines matched, and whether `row` is exact (see {@link PaneText}). */
+export interface PaneHits {
+  hits: PaneHit[];
+  more: boolean;
+  numbered: boolean;
 }
 
 /**
  * What a pane holds: its rows captured with wrapped lines joined, and the
- * same rows captured apart to number them (see domain/wrapped.ts), or null
- * when no row wrapped, so that each line is one row.
+ * same rows captured apart to number them (see domain/wrapped.ts); or,
+ * without the second capture, the pane's width and the rows captured, to
+ * number lines by the rows their length fills (exact when those add up to
+ * the rows: see paneHits).
  */
-export interface PaneText {
-  physical: string | null;
-  joined: string;
-  firstRow: number;
-}
+export type PaneText =
+  | { physical: string; joined: string; firstRow: number }
+  | { physical: null; joined: string; firstRow: number; width: number; rows: number };
 
 /**
  * The first `limit` lines of `pane` (wrapped rows joined, trailing spaces
@@ -63,7 +72,7 @@ export function matchPane(
   pane: PaneText,
   limits: { limit: number; locateOver: number },
   options: MatchOptions,
-): Promise<{ hits: PaneHit[]; more: boolean }> {
+): Promise<PaneHits> {
   return run({ kind: "pane", programs: [compiled], pane, ...limits }, options);
 }
 
@@ -96,7 +105,7 @@ export function matchPaneHere(
   compiled: Compiled,
   pane: PaneText,
   limits: { limit: number; locateOver: number },
-): { hits: PaneHit[]; more: boolean } {
+): PaneHits {
   return paneHits(compiled, pane, limits.limit, limits.locateOver);
 }
 
@@ -231,7 +240,7 @@ function release(): void {
 }
 
 function spawn(): Worker {
-  const functions = [...RUNTIME, joinWrappedRows, paneHits, rowsOfLines];
+  const functions = [...RUNTIME, joinWrappedRows, paneHits, rowsOfLines, firstHit];
   scriptUrl ??= URL.createObjectURL(
     new Blob([`${functions.map(String).join("\n")}\nself.onmessage = ${onJob};\n`], {
       type: "application/javascript",
@@ -258,15 +267,18 @@ function onJob(event: MessageEvent<Job>): void {
   const job = event.data;
   if (job.kind === "rows") return postMessage(rowsOfLines(job.pane, job.lines));
   const c = job.programs;
-  if (job.kind === "first") {
-    for (let line = 0; line < job.lines.length; line++) {
-      for (let pattern = 0; pattern < c.length; pattern++) {
-        if (testLine(c[pattern], job.lines[line])) return postMessage({ line, pattern });
-      }
-    }
-    return postMessage(null);
-  }
+  if (job.kind === "first") return postMessage(firstHit(c, job.lines));
   postMessage(paneHits(c[0], job.pane, job.limit, job.locateOver));
+}
+
+/** See {@link firstMatch}; runs in the worker too, like {@link paneHits}. */
+function firstHit(c: Compiled[], lines: string[]): { line: number; pattern: number } | null {
+  for (let line = 0; line < lines.length; line++) {
+    for (let pattern = 0; pattern < c.length; pattern++) {
+      if (testLine(c[pattern], lines[line])) return { line, pattern };
+    }
+  }
+  return null;
 }
 
 /**
@@ -279,36 +291,52 @@ function paneHits(
   pane: PaneText,
   limit: number,
   locateOver: number,
-): { hits: PaneHit[]; more: boolean } {
+): PaneHits {
   const hits: PaneHit[] = [];
-  // Whether the hits are full (with `text` matching: the line is one more).
-  const full = (row: number, text: string) => {
-    if (!testLine(c, text)) return false;
-    if (hits.length === limit) return true;
-    hits.push({ row, text, span: text.length > locateOver ? findLine(c, text) : null });
-    return false;
-  };
+  let more = false;
   // Matched as shown: tmux's -J keeps the spaces a line ends with (a
   // prompt's "$ "), which a plain capture and wait_for_text drop.
+  const test = (row: number, line: number, text: string) => {
+    if (!testLine(c, text)) return;
+    if (hits.length === limit) more = true;
+    else hits.push({ row, text, span: text.length > locateOver ? findLine(c, text) : null, line });
+  };
   const all = pane.joined;
-  if (pane.physical === null) {
-    // One row per line: walked in place, no array of lines.
-    for (let at = 0, row = pane.firstRow; all !== "" && at <= all.length; row++) {
-      let next = all.indexOf("\n", at);
-      if (next < 0) next = all.length;
+  if (pane.physical !== null) {
+    const lines = joinWrappedRows(pane.physical, all, pane.firstRow);
+    for (let line = 0; line < lines.length && !more; line++) {
+      const { row, text } = lines[line];
+      let end = text.length;
+      while (end > 0 && text.charCodeAt(end - 1) === 32) end--;
+      test(row, line, text.slice(0, end));
+    }
+    return { hits, more, numbered: true };
+  }
+  // Each line fills at least one row, and a line of printable ASCII (a cell
+  // per character) at least its length over the width: when these add up
+  // to the rows captured, each is exact. Walked in place, no array of lines;
+  // past the last hit only counted.
+  let row = pane.firstRow;
+  for (let at = 0, line = 0; all !== "" && at <= all.length; line++) {
+    let next = all.indexOf("\n", at);
+    if (next < 0) next = all.length;
+    if (!more) {
       let end = next;
       while (end > at && all.charCodeAt(end - 1) === 32) end--;
-      if (full(row, all.slice(at, end))) return { hits, more: true };
-      at = next + 1;
+      test(row, line, all.slice(at, end));
     }
-    return { hits, more: false };
+    let rows = 1;
+    if (next - at > pane.width) {
+      rows = Math.ceil((next - at) / pane.width);
+      for (let i = at; i < next && rows > 1; i++) {
+        const code = all.charCodeAt(i);
+        if (code < 32 || code > 126) rows = 1;
+      }
+    }
+    row += rows;
+    at = next + 1;
   }
-  for (const line of joinWrappedRows(pane.physical, all, pane.firstRow)) {
-    let end = line.text.length;
-    while (end > 0 && line.text.charCodeAt(end - 1) === 32) end--;
-    if (full(line.row, line.text.slice(0, end))) return { hits, more: true };
-  }
-  return { hits, more: false };
+  return { hits, more, numbered: row - pane.firstRow === pane.rows };
 }
 
 /** See {@link lineRows}; runs in the worker too, like {@link paneHits}. */

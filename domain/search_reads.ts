@@ -1,10 +1,10 @@
 /**
  * What search_panes reads from tmux: a light listing of the panes, then
  * their text in round trips of bounded size. A pane is captured once, with
- * wrapped lines joined (-J); the sizes read in the same round trip tell
- * whether any of its rows wrapped. Only then do its lines' rows need the
- * second capture, with the rows apart (-N), which {@link readGroup} also
- * reads on request (domain/wrapped.ts pairs the two).
+ * wrapped lines joined (-J), and its size read in the same round trip: that
+ * numbers the rows of most panes (see domain/match_worker.ts). The others
+ * need a second capture with the rows apart (-N), which {@link readGroup}
+ * also reads on request (domain/wrapped.ts pairs the two).
  *
  * @module
  */
@@ -33,6 +33,7 @@ export type ListedPane = Row<typeof LISTED>;
 /** Each pane's size, read in the captures' round trip, as they saw it. */
 const SIZES = {
   paneId: text("pane_id"),
+  width: int("pane_width"),
   height: int("pane_height"),
   historySize: optionalInt("history_size"),
 };
@@ -92,8 +93,10 @@ export interface PaneRead {
    * captures saw it (the listing's may be older), else 0.
    */
   firstRow: number;
-  /** Whether tmux wrapped any row onto the next, joined in {@link joined}. */
-  wraps: boolean;
+  /** The pane's width, as the captures saw it. */
+  width: number;
+  /** The rows captured. */
+  rows: number;
 }
 
 /**
@@ -128,14 +131,12 @@ export async function readGroup(
       const size = sizes.get(pane.paneId);
       if (!size) return null;
       const history = options.includeHistory ? size.historySize ?? 0 : 0;
-      const joined = outputs[flags.length * i];
       return {
-        joined,
+        joined: outputs[flags.length * i],
         physical: options.physical ? outputs[flags.length * i + 1] : null,
         firstRow: -history,
-        // tmux ends each row with a newline but one it wrapped: as many
-        // lines as rows means that none wrapped.
-        wraps: lineCount(joined) !== history + size.height,
+        width: size.width,
+        rows: history + size.height,
       };
     });
   } catch (error) {
@@ -145,11 +146,4 @@ export async function readGroup(
   const reads: (PaneRead | null)[] = [];
   for (const pane of group) reads.push(...await readGroup(tmux, [pane], options));
   return reads;
-}
-
-/** Lines in a capture's output (its last newline is not printed). */
-function lineCount(output: string): number {
-  let count = 1;
-  for (let at = output.indexOf("\n"); at >= 0; at = output.indexOf("\n", at + 1)) count++;
-  return count;
 }

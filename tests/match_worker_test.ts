@@ -45,14 +45,19 @@ workerTest("a pane's lines are joined, trimmed and matched in the worker", async
   const found = await matchPane(compiled("a$"), pane, { limit: 10, locateOver: 3 }, LONG);
   assert.deepEqual(found, {
     hits: [
-      { row: -2, text: "alpha", span: [4, 5] },
-      { row: 0, text: "beta", span: [3, 4] },
-      { row: 1, text: "gamma", span: [4, 5] },
+      { row: -2, text: "alpha", span: [4, 5], line: 0 },
+      { row: 0, text: "beta", span: [3, 4], line: 1 },
+      { row: 1, text: "gamma", span: [4, 5], line: 2 },
     ],
     more: false,
+    numbered: true,
   });
   const limited = await matchPane(compiled("a"), pane, { limit: 1, locateOver: 99 }, LONG);
-  assert.deepEqual(limited, { hits: [{ row: -2, text: "alpha", span: null }], more: true });
+  assert.deepEqual(limited, {
+    hits: [{ row: -2, text: "alpha", span: null, line: 0 }],
+    more: true,
+    numbered: true,
+  });
 });
 
 workerTest("a small pane matched in place reads the same as in the worker", async () => {
@@ -73,22 +78,46 @@ workerTest("a small pane matched in place reads the same as in the worker", asyn
 });
 
 workerTest(
-  "a pane with no wrapped row reads each line as one row, in place and in the worker",
+  "without the rows apart, lines are numbered by the rows their length fills",
   async () => {
-    const joined = ["alpha  ", "", "beta é", "", "x".repeat(50) + "y", ""].join("\n");
-    const apart = { physical: joined, joined, firstRow: -2 };
-    const oneRowEach = { physical: null, joined, firstRow: -2 };
-    for (const pattern of ["a$", "^$", "é", "x{3}y", "a|y", "zzz"]) {
-      const limits = { limit: 2, locateOver: 3 };
-      const expected = matchPaneHere(compiled(pattern), apart, limits);
-      assert.deepEqual(matchPaneHere(compiled(pattern), oneRowEach, limits), expected, pattern);
-      assert.deepEqual(await matchPane(compiled(pattern), oneRowEach, limits, LONG), expected);
+    // Width 10: "x" * 25 fills three rows, as tmux wraps it; "é" is not counted.
+    const lines = ["alpha  ", "", "x".repeat(25), "beta é", "", "gamma"];
+    const physical = [
+      "alpha  ",
+      "",
+      "x".repeat(10),
+      "x".repeat(10),
+      "x".repeat(5),
+      "beta é",
+      "",
+      "gamma",
+    ];
+    const joined = lines.join("\n");
+    const apart = { physical: physical.join("\n"), joined, firstRow: -4 };
+    const byLength = { physical: null, joined, firstRow: -4, width: 10, rows: physical.length };
+    for (const pattern of ["a$", "^$", "é", "x{3}", "a|x", "zzz"]) {
+      for (const limit of [9, 1]) {
+        const limits = { limit, locateOver: 3 };
+        const expected = matchPaneHere(compiled(pattern), apart, limits);
+        assert.deepEqual(matchPaneHere(compiled(pattern), byLength, limits), expected, pattern);
+        assert.deepEqual(await matchPane(compiled(pattern), byLength, limits, LONG), expected);
+      }
     }
-    const empty = { physical: null, joined: "", firstRow: 0 };
-    assert.deepEqual(matchPaneHere(compiled("^$"), empty, { limit: 9, locateOver: 9 }), {
-      hits: [],
-      more: false,
-    });
+    // What the lengths cannot tell is reported: a wide or combined character
+    // in a long line, a wrapped row whose continuation was erased.
+    const unsure = [
+      { joined: "é".repeat(15), rows: 2 },
+      { joined: ["x".repeat(10), "y"].join("\n"), rows: 3 },
+    ];
+    for (const { joined, rows } of unsure) {
+      const pane = { physical: null, joined, firstRow: 0, width: 10, rows };
+      assert.equal(
+        matchPaneHere(compiled("y|é"), pane, { limit: 9, locateOver: 99 }).numbered,
+        false,
+      );
+    }
+    const empty = { physical: null, joined: "", firstRow: 0, width: 10, rows: 1 };
+    assert.deepEqual(matchPaneHere(compiled("^$"), empty, { limit: 9, locateOver: 9 }).hits, []);
   },
 );
 

@@ -11,6 +11,7 @@ import {
   matchPane,
   matchPaneHere,
   type PaneHit,
+  type PaneHits,
   type PaneText,
   warmMatchWorker,
 } from "../domain/match_worker.ts";
@@ -150,7 +151,6 @@ export const searchPanes = defineTool({
 });
 
 type Skip = z.infer<typeof skippedPane>;
-type Hits = { hits: PaneHit[]; more: boolean };
 
 /** A search's progress over its groups of panes. */
 interface SearchState {
@@ -213,12 +213,12 @@ function outOfBudget(state: SearchState): Skip["reason"] | null {
   return performance.now() > state.deadline ? "time" : null;
 }
 
-/** A pane matched, its hits numbered by line until its rows are known. */
+/** A pane matched; unless `found.numbered`, its hits' rows are read by numberRows. */
 interface Searched {
   pane: ListedPane;
   read: PaneRead;
   /** Null once left out: killed before its rows were read, or out of time. */
-  found: Hits | null;
+  found: PaneHits | null;
 }
 
 /** Captures `group` in one round trip and searches each of its panes. */
@@ -243,16 +243,14 @@ async function searchGroup(
       skip(state, [pane], over);
       continue;
     }
-    // With no row wrapped each line is one row; else the hits carry their
-    // line's index until numberRows reads the rows.
-    const text = { physical: null, joined: read.joined, firstRow: read.wraps ? 0 : read.firstRow };
+    const text = { ...read, physical: null };
     const found = await matchOrSkip(ctx, matcher, text, args.maxMatchesPerPane, state, pane);
     if (found === undefined) return;
     if (!found) continue;
     state.scanned += read.joined.length;
     searched.push({ pane, read, found });
   }
-  await numberRows(ctx, searched.filter((s) => s.read.wraps && s.found!.hits.length > 0), {
+  await numberRows(ctx, searched.filter((s) => !s.found!.numbered && s.found!.hits.length > 0), {
     matcher,
     args,
     state,
@@ -309,7 +307,7 @@ async function matchOrSkip(
   maxMatches: number,
   state: SearchState,
   pane: ListedPane,
-): Promise<Hits | null | undefined> {
+): Promise<PaneHits | null | undefined> {
   try {
     return await matchCapture(ctx, matcher, text, maxMatches, state);
   } catch (error) {
@@ -321,8 +319,8 @@ async function matchOrSkip(
 }
 
 /**
- * Numbers the hits of panes whose rows wrapped, from a second read with the
- * rows apart. A pane whose text changed meanwhile is matched again as it is
+ * Numbers the hits of panes whose rows their lines' lengths did not tell,
+ * from a second read with the rows apart. A pane whose text changed meanwhile is matched again as it is
  * now; one killed meanwhile is left out.
  */
 async function numberRows(
@@ -352,6 +350,7 @@ async function numberRows(
     const hits = entry.found!.hits;
     try {
       const rows = await rowsOf(ctx, { ...pair, physical: pair.physical }, hits, state);
+      entry.found!.numbered = true;
       hits.forEach((hit, k) => hit.row = rows[k]);
     } catch (error) {
       entry.found = null;
@@ -362,14 +361,14 @@ async function numberRows(
   }
 }
 
-/** The rows of `hits` (numbered by line) in `pair`: in place while small, as matching. */
+/** The rows of `hits`' lines in `pair`: in place while small, as matching. */
 async function rowsOf(
   ctx: ToolContext,
   pair: PaneText & { physical: string },
   hits: PaneHit[],
   state: SearchState,
 ): Promise<number[]> {
-  const lines = hits.map((hit) => hit.row);
+  const lines = hits.map((hit) => hit.line);
   if (pair.physical.length + pair.joined.length <= state.inlineUnits) {
     return lineRowsHere(pair, lines);
   }
@@ -390,7 +389,7 @@ async function matchCapture(
   text: PaneText,
   maxMatches: number,
   state: SearchState,
-): Promise<Hits> {
+): Promise<PaneHits> {
   const limits = { limit: maxMatches + 1 + SPARE_HITS, locateOver: LOCATE_OVER };
   if (
     (text.physical?.length ?? 0) + text.joined.length <= state.inlineUnits &&
