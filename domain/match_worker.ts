@@ -110,16 +110,48 @@ export function matchPaneHere(
 }
 
 /**
+ * What one call (a wait) may match on its own thread: lines within `units`
+ * (the bound of {@link inlineUnits} for its costliest pattern) until `ms`
+ * have been spent that way. Past either, the worker matches.
+ */
+export interface InPlace {
+  units: number;
+  ms: number;
+  spentMs: number;
+}
+
+/** The {@link InPlace} allowance of a call matching with `compiled`. */
+export function inPlace(compiled: Compiled[], ms: number): InPlace {
+  return { units: Math.min(...compiled.map(inlineUnits)), ms, spentMs: 0 };
+}
+
+/**
  * The first line that one of `compiled` matches, and the first pattern
- * matching it (by index in `compiled`); null when none does.
+ * matching it (by index in `compiled`); null when none does. Matched in
+ * place when `here` allows it: a message to the worker and back costs more
+ * than matching a screen, and starting the worker far more.
  */
 export function firstMatch(
   compiled: Compiled[],
   lines: string[],
-  options: MatchOptions,
+  options: MatchOptions & { here?: InPlace },
 ): Promise<{ line: number; pattern: number } | null> {
   if (compiled.length === 0 || lines.length === 0) return Promise.resolve(null);
+  const here = options.here;
+  if (here && here.spentMs < here.ms && within(lines, here.units)) {
+    const began = performance.now();
+    const found = firstHit(compiled, lines);
+    here.spentMs += performance.now() - began;
+    return Promise.resolve(found);
+  }
   return run({ kind: "first", programs: compiled, lines }, options);
+}
+
+/** Whether `lines` hold at most `units` UTF-16 units. */
+function within(lines: string[], units: number): boolean {
+  let total = 0;
+  for (const line of lines) if ((total += line.length) > units) return false;
+  return true;
 }
 
 /**

@@ -22,7 +22,7 @@ import {
   type TypedRow,
   typedRowOf,
 } from "./logical_lines.ts";
-import { firstMatch, MatchDeadline } from "./match_worker.ts";
+import { firstMatch, type InPlace, inPlace, MatchDeadline } from "./match_worker.ts";
 import type { Matcher } from "./pattern.ts";
 import type { ToolContext } from "../core/registry.ts";
 import {
@@ -80,6 +80,13 @@ export const WITHOUT_CURSOR =
 const PROGRESS_MS = 1_000;
 /** Matching may run this long past the wait's deadline, for output read before it. */
 const MIN_MATCH_MS = 250;
+/**
+ * Matching time a wait may spend on the server's thread: what a look reads
+ * is mostly a few lines, matched in place (a worker is a second isolate and
+ * costs its start). Text past the in-place bound, or any once a wait has
+ * spent this, goes to the worker, whose deadline can end it.
+ */
+const IN_PLACE_MS = 50;
 /** A control-mode watch still re-reads this often, in case a notification was missed. */
 const SAFETY_MS = 1_000;
 
@@ -197,9 +204,14 @@ class TextWait {
   typed: TypedRow | undefined;
   lastProgress = 0;
 
+  /** What this wait may match on the server's thread (see {@link IN_PLACE_MS}). */
+  readonly here: InPlace;
+
   constructor(readonly ctx: ToolContext, readonly request: WaitRequest) {
     this.deadline = this.began + request.timeoutMs;
     this.tail = new Tail(ctx.settings.maxLines);
+    const patterns = [...request.patterns, ...request.stopPatterns].map((p) => p.compiled);
+    this.here = inPlace(patterns, IN_PLACE_MS);
   }
 
   /**
@@ -267,6 +279,7 @@ class TextWait {
     return {
       timeoutMs: Math.max(this.deadline - performance.now(), MIN_MATCH_MS),
       signal: this.ctx.signal,
+      here: this.here,
     };
   }
 

@@ -7,6 +7,7 @@ import {
   firstMatch,
   INLINE_UNITS,
   inlineUnits,
+  inPlace,
   lineRows,
   lineRowsHere,
   MatchDeadline,
@@ -149,6 +150,25 @@ workerTest("firstMatch: the first line, then the first pattern on it", async () 
   );
   assert.equal(await firstMatch(patterns, ["xyz"], LONG), null);
   assert.equal(await firstMatch([], ["error"], LONG), null);
+});
+
+workerTest("firstMatch matches small text in place while the call's allowance lasts", async () => {
+  const patterns = [compiled("error"), compiled("(?:[ab]c|[bc]a|[ca]b){0,180}d")];
+  const here = inPlace(patterns, 50);
+  assert.equal(here.units, inlineUnits(patterns[1]));
+  // A deadline of 0 ends any job sent to the worker before it starts.
+  const now = { timeoutMs: 0, here };
+  assert.deepEqual(await firstMatch(patterns, ["ok", "abcd"], now), { line: 1, pattern: 1 });
+  assert.ok(here.spentMs > 0);
+  const big = ["x".repeat(here.units), "error"];
+  assert.ok((await firstMatch(patterns, big, now).catch((e) => e)) instanceof MatchDeadline);
+  here.spentMs = here.ms;
+  const spent = await firstMatch(patterns, ["error"], now).catch((e) => e);
+  assert.ok(spent instanceof MatchDeadline);
+  assert.ok(
+    (await firstMatch(patterns, ["error"], { timeoutMs: 0 }).catch((e) => e)) instanceof
+      MatchDeadline,
+  );
 });
 
 workerTest(

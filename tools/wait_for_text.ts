@@ -3,7 +3,6 @@
 import { z } from "zod";
 import { contentText } from "../core/budget.ts";
 import { encodeCursor } from "../domain/cursor.ts";
-import { warmMatchWorker } from "../domain/match_worker.ts";
 import { compilePattern, loadPatternEngine } from "../domain/pattern.ts";
 import { defineTool, readsTerminal } from "../core/registry.ts";
 import { content, optionalPaneId, timeoutSeconds } from "../core/schemas.ts";
@@ -65,7 +64,6 @@ export const waitForTextTool = defineTool({
     await loadPatternEngine();
     const patterns = (args.patterns ?? []).map((p) => compilePattern(p, options));
     const stopPatterns = (args.stopPatterns ?? []).map((p) => compilePattern(p, options));
-    if (patterns.length + stopPatterns.length > 0) warmMatchWorker();
     const ceiling = ctx.settings.waitMaxSeconds;
     const effective = Math.min(args.timeoutSeconds ?? ceiling, ceiling);
     const { mark, paneId } = await cursorPane(ctx, args.cursor, args.paneId, WITHOUT_CURSOR);
