@@ -272,7 +272,7 @@ function release(): void {
 }
 
 function spawn(): Worker {
-  const functions = [...RUNTIME, joinWrappedRows, paneHits, rowsOfLines, firstHit];
+  const functions = [...RUNTIME, joinWrappedRows, paneHits, needleFinder, rowsOfLines, firstHit];
   scriptUrl ??= URL.createObjectURL(
     new Blob([`${functions.map(String).join("\n")}\nself.onmessage = ${onJob};\n`], {
       type: "application/javascript",
@@ -348,6 +348,7 @@ function paneHits(
   // per character) at least its length over the width: when these add up
   // to the rows captured, each is exact. Walked in place, no array of lines;
   // past the last hit only counted.
+  const holds = needleFinder(c, all);
   let row = pane.firstRow;
   for (let at = 0, line = 0; all !== "" && at <= all.length; line++) {
     let next = all.indexOf("\n", at);
@@ -355,7 +356,7 @@ function paneHits(
     if (!more) {
       let end = next;
       while (end > at && all.charCodeAt(end - 1) === 32) end--;
-      test(row, line, all.slice(at, end));
+      if (holds(at, end)) test(row, line, all.slice(at, end));
     }
     let rows = 1;
     if (next - at > pane.width) {
@@ -369,6 +370,32 @@ function paneHits(
     at = next + 1;
   }
   return { hits, more, numbered: row - pane.firstRow === pane.rows };
+}
+
+/**
+ * Whether `all`'s text from `from` to `to` may hold a match: false only
+ * when it holds none of the literals every match of `c` contains (which
+ * testLine checks first), found in the whole text at once rather than in
+ * a lowered copy of each line. Lowering the whole text must keep every
+ * offset; a newline bounds lowering's context as a line's ends do.
+ */
+function needleFinder(c: Compiled, all: string): (from: number, to: number) => boolean {
+  const f = c.filter;
+  const hay = f === null ? null : f.lower ? all.toLowerCase() : all;
+  if (f === null || hay === null || hay.length !== all.length) return () => true;
+  const needles = f.needles;
+  // The first occurrence of each needle at or after the last `from` asked.
+  const found = needles.map(() => -1);
+  return (from, to) => {
+    for (let k = 0; k < needles.length; k++) {
+      if (found[k] < from) {
+        const at = hay.indexOf(needles[k], from);
+        found[k] = at < 0 ? Infinity : at;
+      }
+      if (found[k] + needles[k].length <= to) return true;
+    }
+    return false;
+  };
 }
 
 /** See {@link lineRows}; runs in the worker too, like {@link paneHits}. */

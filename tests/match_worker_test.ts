@@ -122,6 +122,38 @@ workerTest(
   },
 );
 
+Deno.test("lines without the pattern's literals are skipped as testing each line would", () => {
+  const texts = [
+    ["ok: unit 1", "ERROR: step failed at line 100  ", "Warn: x", "error:", "  error: line 7"],
+    ["İstanbul error: line 1", "ΟΔΟΣ error: line 2", "σ error: line 3Σ", "plain"],
+    ["xx warn", "", "WARNING line 4", "wa", "rn"],
+  ];
+  const patterns = [
+    "error: .* line \\d+",
+    "error|warn",
+    "(?:error|warn)ing",
+    "line \\d+$",
+    "σ",
+    "odos",
+  ];
+  for (const lines of texts) {
+    const joined = lines.join("\n");
+    const apart = { physical: joined, joined, firstRow: 0 };
+    const byLength = { physical: null, joined, firstRow: 0, width: 99, rows: lines.length };
+    for (const pattern of patterns) {
+      for (const ignoreCase of [true, false]) {
+        const c = compilePattern(pattern, { literal: false, ignoreCase }).compiled;
+        const limits = { limit: 9, locateOver: 0 };
+        assert.deepEqual(
+          matchPaneHere(c, byLength, limits),
+          matchPaneHere(c, apart, limits),
+          `${pattern} ${ignoreCase} ${lines[0]}`,
+        );
+      }
+    }
+  }
+});
+
 workerTest("lineRows numbers joined lines by the row each starts on", async () => {
   const pane = {
     physical: ["al", "pha", "", "beta", "ga", "mm", "a"].join("\n"),
