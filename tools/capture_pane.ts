@@ -54,20 +54,7 @@ export const capturePane = defineTool({
     const end = args.end ?? null;
     if (start !== null && end !== null && start > end) throw reversed();
     const pane = await resolvePane(ctx, args.paneId);
-    const command = ["capture-pane", "-p", "-t", paneTarget(pane)];
-    if (args.joinWrappedLines) command.push("-J");
-    // tmux -J keeps every line's trailing spaces (it never trims a joined
-    // line): trim them as a capture without it does, so joining changes only
-    // where lines break, and rows of spaces below the output are dropped too.
-    const lines = (output: string) =>
-      args.joinWrappedLines
-        ? trimTrailingBlank(splitCapture(output).map(trimRow))
-        : captureLines(output);
-    // Trimmed rows are no longer a slice of the output.
-    const source = (output: string): LineSource => ({
-      ascii: isAscii(output),
-      text: args.joinWrappedLines ? undefined : output,
-    });
+    const { command, lines, source } = captureReading(pane, args.joinWrappedLines);
     if (start === null && end === null && !args.includeHistory) {
       const output = await ctx.tmux.one(command);
       const content = budget(ctx, lines(output), args.maxLines, source(output));
@@ -119,6 +106,26 @@ export const capturePane = defineTool({
     return contentText(`pane ${result.paneId}${missing}`, result.content);
   },
 });
+
+/**
+ * The capture command of `pane`, and how its output becomes lines and the
+ * source the budget may slice them from.
+ */
+function captureReading(pane: string, joined: boolean) {
+  const command = ["capture-pane", "-p", "-t", paneTarget(pane)];
+  if (joined) command.push("-J");
+  // tmux -J keeps every line's trailing spaces (it never trims a joined
+  // line): trim them as a capture without it does, so joining changes only
+  // where lines break, and rows of spaces below the output are dropped too.
+  const lines = (output: string) =>
+    joined ? trimTrailingBlank(splitCapture(output).map(trimRow)) : captureLines(output);
+  // Trimmed rows are no longer a slice of the output.
+  const source = (output: string): LineSource => ({
+    ascii: isAscii(output),
+    text: joined ? undefined : output,
+  });
+  return { command, lines, source };
+}
 
 /** How {@link readWindow} reads. */
 interface WindowRead {
