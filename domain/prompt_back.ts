@@ -32,21 +32,30 @@ const promptless = new Set<string>();
 /** Entries of {@link promptless} kept at most (a long-lived server sees many panes). */
 const PROMPTLESS_MAX = 256;
 
+/** The read of the pane {@link promptBack} looks at; a caller may send it along with its own. */
+export function promptRead(paneId: string): string[] {
+  const format = "#{cursor_x} #{pane_in_mode} #{alternate_on} #{pane_dead} #{pane_pid}";
+  return ["display-message", "-p", "-t", paneTarget(paneId), format];
+}
+
 /**
  * Resolves once the shell of `paneId` has drawn its prompt after a run
  * (the cursor left column 0), or the pane shows something else (a mode,
  * the alternate screen, a dead pane), or {@link PROMPT_GRACE_MS} passed.
- * Never throws for a pane that went away: the run's result stands.
+ * `first` is the output of a {@link promptRead} sent along with the read
+ * of the run's end, if there was one. Never throws for a pane that went
+ * away: the run's result stands.
  */
-export async function promptBack(ctx: ToolContext, paneId: string): Promise<void> {
-  const format = "#{cursor_x} #{pane_in_mode} #{alternate_on} #{pane_dead} #{pane_pid}";
+export async function promptBack(ctx: ToolContext, paneId: string, first?: string): Promise<void> {
   const deadline = performance.now() + PROMPT_GRACE_MS;
   let key: string | undefined;
   let pause = FIRST_POLL_MS;
+  let earlier = first;
   while (!ctx.signal.aborted) {
     let read: string;
     try {
-      read = await ctx.tmux.one(["display-message", "-p", "-t", paneTarget(paneId), format]);
+      read = earlier ?? await ctx.tmux.one(promptRead(paneId));
+      earlier = undefined;
     } catch (error) {
       if (error instanceof TmuxError) return;
       throw error;

@@ -17,7 +17,7 @@ import {
   parseFrameStatus,
   widenOutput,
 } from "./shell_frame.ts";
-import { appendCanary, readAppended, readBuffer } from "../tmux/buffer_read.ts";
+import { appendCanary, parseAppended, readBuffer } from "../tmux/buffer_read.ts";
 import { TmuxError } from "../tmux/errors.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { HISTORY_READ_TIMEOUT_MS } from "../tmux/transport.ts";
@@ -34,6 +34,8 @@ export interface Collected {
   exitStatus: number | null;
   lines: string[];
   outputIncomplete: boolean;
+  /** The outputs of the reads `also` asked for, when they ran (a run that was not kept). */
+  also?: string[];
 }
 
 /** Splits a buffer of captured rows (each ends with a newline) into lines. */
@@ -44,7 +46,8 @@ function bufferLines(data: string): string[] {
 /**
  * Reads the status and output of a run that ended its wait with `outcome`;
  * with `serverPid`, first checks that the server is still the one whose
- * pid that is (a wait that did not check it itself).
+ * pid that is (a wait that did not check it itself). The reads `also` go
+ * along in the round trip that reads the end of a run that is not kept.
  */
 export async function collect(
   ctx: ToolContext,
@@ -53,6 +56,7 @@ export async function collect(
   outcome: Outcome,
   fromScreen = true,
   serverPid?: string,
+  also: string[][] = [],
 ): Promise<Collected> {
   const none = { exitStatus: null, lines: [], outputIncomplete: false };
   if (outcome === "cancelled") {
@@ -63,11 +67,13 @@ export async function collect(
   let status: string;
   let rows: string | null;
   let screen: string;
+  let alsoRead: string[] | undefined;
   try {
-    [status, rows, screen] = await readEnd(ctx, target, frame, {
+    [status, rows, screen, alsoRead] = await readEnd(ctx, target, frame, {
       keep: outcome === "timed_out",
       fromScreen,
       serverPid,
+      also,
     });
   } catch (error) {
     if (outcome === "pane_exited" && error instanceof TmuxError) return { outcome, ...none };
@@ -93,7 +99,7 @@ export async function collect(
     return { outcome, ...none, lines: sofar.startFound ? trimTrailingBlank(sofar.lines) : [] };
   }
   const output = await completedOutput(ctx, target, frame, stored.end, rows, screen);
-  return { outcome, exitStatus: stored.exitStatus, ...output };
+  return { outcome, exitStatus: stored.exitStatus, ...output, also: alsoRead };
 }
 
 /**
@@ -152,25 +158,36 @@ function dropRows(target: string, frame: Frame): string[][] {
  * Reads the run's status option, the rows its frame copied (null when it
  * copied none) and, unless those are there, the screen; then drops the
  * option and the buffer (a run still going sets them later, and the next
- * run drops them then).
+ * run drops them then). A run that is not kept has its rows read and
+ * dropped in the round trip that reads its status, with the reads `also`.
  */
 async function readEnd(
   ctx: ToolContext,
   target: string,
   frame: Frame,
-  { keep, fromScreen, serverPid }: { keep: boolean; fromScreen: boolean; serverPid?: string },
-): Promise<[string, string | null, string]> {
+  { keep, fromScreen, serverPid, also }: {
+    keep: boolean;
+    fromScreen: boolean;
+    serverPid?: string;
+    also: string[][];
+  },
+): Promise<[string, string | null, string, string[] | undefined]> {
   const pid = serverPid === undefined ? [] : [SERVER_PID];
-  // The buffer's tail goes on in the same round trip; a run that is not
-  // kept has its buffer dropped below (and the frame, ended, makes none).
-  const canary = keep ? [] : [appendCanary(frame.outputBuffer)];
+  // Not kept: the frame, ended, makes no buffer after this round trip. The
+  // tail appended makes one when it made none: the status says which.
+  const taken = keep ? [] : [
+    appendCanary(frame.outputBuffer),
+    ["show-buffer", "-b", frame.outputBuffer],
+    ...dropRows(target, frame),
+    ...also,
+  ];
   let answers: string[];
   try {
     answers = await ctx.tmux.run([
       ...pid,
       ["show-options", "-pqv", "-t", target, frame.statusOption],
       ["set-option", "-pu", "-t", target, frame.statusOption],
-      ...canary,
+      ...taken,
     ]);
   } catch (error) {
     // A pane missing from a server that replaced the one waited on: say so.
@@ -182,21 +199,38 @@ async function readEnd(
   }
   if (serverPid !== undefined) checkServer(ctx.tmux, serverPid, answers[0]);
   const status = answers[pid.length];
-  // A run kept for a later call stores its result when it ends; else nothing.
-  const after = keep ? [] : dropRows(target, frame);
   // The frame stores the cursor only in the command that copies the rows.
-  if (parseFrameStatus(status).end !== null) {
-    const read = keep ? readBuffer : readAppended;
-    const rows = await read(ctx.tmux, frame.outputBuffer).catch(() => null);
-    await ctx.tmux.run(dropRows(target, frame));
-    if (rows !== null) return [status, rows, ""];
+  const copied = parseFrameStatus(status).end !== null;
+  if (!keep) {
+    const alsoRead = answers.slice(answers.length - also.length);
+    const rows = copied ? parsedOrNull(answers[pid.length + 3]) : null;
+    if (rows !== null) return [status, rows, "", alsoRead];
+    return [status, null, fromScreen ? await readScreen(ctx, target) : "", alsoRead];
   }
+  // A run kept for a later call stores its result when it ends.
+  if (copied) {
+    const rows = await readBuffer(ctx.tmux, frame.outputBuffer).catch(() => null);
+    await ctx.tmux.run(dropRows(target, frame));
+    if (rows !== null) return [status, rows, "", undefined];
+  }
+  return [status, null, fromScreen ? await readScreen(ctx, target) : "", undefined];
+}
+
+/** The buffer text in `shown`; null when tmux printed it in no form this server knows. */
+function parsedOrNull(shown: string): string | null {
+  try {
+    return parseAppended(shown);
+  } catch {
+    return null;
+  }
+}
+
+/** The last {@link SCREEN_ROWS} rows of the pane's history and screen. */
+async function readScreen(ctx: ToolContext, target: string): Promise<string> {
   const [screen] = await ctx.tmux.run([
     ["capture-pane", "-p", "-J", "-S", `-${SCREEN_ROWS}`, "-t", target],
-    ...after,
   ]);
-  if (!fromScreen) return [status, null, ""];
-  return [status, null, screen];
+  return screen;
 }
 
 /** The command that has the frame store its status only (for a later call), not its rows. */

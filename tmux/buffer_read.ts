@@ -77,8 +77,14 @@ export async function readBuffer(tmux: Tmux, name: string): Promise<string> {
 
 /** {@link readBuffer} of a buffer that {@link appendCanary} appended to. */
 export async function readAppended(tmux: Tmux, name: string): Promise<string> {
-  // Alone: a tmux process fails to print a buffer after another command.
-  const shown = await tmux.one(["show-buffer", "-b", name]);
+  return parseAppended(await tmux.one(["show-buffer", "-b", name]));
+}
+
+/**
+ * The buffer's text from what `show-buffer` printed of a buffer that
+ * {@link appendCanary} appended to, whichever form tmux printed it in.
+ */
+export function parseAppended(shown: string): string {
   const text = shown.replace(/\n$/, "");
   if (text.endsWith("\n\\\\")) return unvis(text.slice(0, -3));
   if (text.endsWith(CANARY)) return text.slice(0, -CANARY.length);

@@ -8,7 +8,7 @@ import { type KeptRun, KeptRuns } from "../domain/kept_runs.ts";
 import { budget } from "../core/panes.ts";
 import { withProgress } from "../core/progress_ticker.ts";
 import { earlierRun, leftovers } from "../domain/earlier_runs.ts";
-import { promptBack } from "../domain/prompt_back.ts";
+import { promptBack, promptRead } from "../domain/prompt_back.ts";
 import { collect, type Outcome, OUTCOMES } from "../domain/run_result.ts";
 import { defineTool, type ToolContext } from "../core/registry.ts";
 import { content, maxLines, paneId, timeoutSeconds } from "../core/schemas.ts";
@@ -308,9 +308,11 @@ async function waitAndCollect(
     () => waitForRun(ctx, run.paneId, run.frame.channel, effective * 1000, serverPid),
   );
   const elapsedSeconds = since(performance.now());
-  const result = await collect(ctx, run.paneId, run.frame, outcome, true, serverPid);
+  const result = await collect(ctx, run.paneId, run.frame, outcome, true, serverPid, [
+    promptRead(run.paneId),
+  ]);
   // The next line typed (or cursor taken) must find the prompt drawn.
-  if (result.outcome === "completed") await promptBack(ctx, run.paneId);
+  if (result.outcome === "completed") await promptBack(ctx, run.paneId, result.also?.[0]);
   const stillRunning = result.outcome === "timed_out" || result.outcome === "cancelled";
   if (stillRunning) kept.keep(run);
   else kept.forget(run.id, "its result was returned already");
