@@ -262,11 +262,17 @@ export interface PaneInput {
   alone?: boolean;
   /**
    * The input is a command line for the pane's shell, written for the shell
-   * `command` names (its `pane_current_command`): tmux types it only while
-   * that shell waits at its prompt (see {@link shellAtPrompt}) and the
-   * alternate screen is off, else it throws {@link NotAtPrompt}.
+   * `command` names (its `pane_current_command`) and, given `pid`, for the
+   * shell with that `pane_pid`: tmux types it only while that shell waits
+   * at its prompt (see {@link shellAtPrompt}) and the alternate screen is
+   * off, else it throws {@link NotAtPrompt}.
    */
-  atPrompt?: { command: string };
+  atPrompt?: { command: string; pid?: string };
+  /**
+   * Reads run once tmux found the pane safe, right before the input, in
+   * the same round trip; {@link sendInputReading} resolves with their output.
+   */
+  before?: string[][];
   /**
    * Read, in the same round trip, which other panes synchronize-panes copies
    * the keys into (send_keys reports them); otherwise none are read.
@@ -287,8 +293,21 @@ export interface PaneInput {
 export async function sendInput(
   ctx: ToolContext,
   paneId: string,
-  { setup = [], input, refused = [], alone = false, reportCopies = false, atPrompt }: PaneInput,
+  input: PaneInput,
 ): Promise<string[]> {
+  return (await sendInputReading(ctx, paneId, input)).copies;
+}
+
+/**
+ * {@link sendInput}, resolving also with the output of the reads
+ * `before` (their lines joined, as tmux printed them).
+ */
+export async function sendInputReading(
+  ctx: ToolContext,
+  paneId: string,
+  { setup = [], input, refused = [], alone = false, reportCopies = false, atPrompt, before = [] }:
+    PaneInput,
+): Promise<{ copies: string[]; before: string }> {
   const caller = await ctx.caller.guardedPane(ctx.tmux);
   refuseOwnPane(paneId, caller);
   const options = { signal: ctx.signal };
@@ -303,7 +322,7 @@ export async function sendInput(
   ];
   // A list-panes over every pane: only for a caller that reports it.
   const copies = reportCopies ? [listCopies(paneId)] : [];
-  const sent = [["display-message", "-p", SENT], ...copies];
+  const sent = [["display-message", "-p", SENT], ...copies, ...before];
   const guard = (count: number) => {
     const checked = runIf(target, accepts, [...sent, ...input.slice(0, count)], otherwise);
     return atPrompt ? promptGuard(target, checked, otherwise, refused, atPrompt) : checked;
@@ -320,9 +339,14 @@ export async function sendInput(
   const guarded = fitsWhole ? whole : head > 0 ? guard(head) : undefined;
   if (!guarded) {
     // Not even the first command fits inside the guard: check, then send.
-    if (atPrompt) throw new ToolError("the command line is too long", "Shorten it.");
+    if (atPrompt || before.length > 0) {
+      throw new ToolError("the command line is too long", "Shorten it.");
+    }
     const state = readState(paneId, caller, mirrored, alternate);
-    return await checkThenSend(ctx, paneId, state, copies, [...setup, ...input]);
+    return {
+      copies: await checkThenSend(ctx, paneId, state, copies, [...setup, ...input]),
+      before: "",
+    };
   }
   const withSetup = [...setup, guarded];
   let answer: string | undefined;
@@ -334,7 +358,10 @@ export async function sendInput(
   }
   const detail = confirmedDetail(answer, paneId);
   await runBounded(ctx.tmux, input.slice(head), options);
-  return reportCopies ? parseCopies(detail) : [];
+  return {
+    copies: reportCopies ? parseCopies(detail) : [],
+    before: (answer ?? "").split("\n").slice(reportCopies ? 2 : 1).join("\n"),
+  };
 }
 
 /**
@@ -346,16 +373,18 @@ function promptGuard(
   checked: string[],
   otherwise: string[][],
   refused: string[][],
-  atPrompt: { command: string },
+  atPrompt: { command: string; pid?: string },
 ): string[] {
   // The shell's state comes from a script tmux runs; the format tests,
   // which cannot change between test and keys, run right after it: the
   // line is written for one shell, and another may hold the pane by now.
   // The alternate screen is refused as such, before the script runs.
   const busy = [["display-message", "-p", NOT_AT_PROMPT], ...refused];
-  const sameShell = /^[\w.+-]+$/.test(atPrompt.command)
+  const command = /^[\w.+-]+$/.test(atPrompt.command)
     ? `#{==:#{pane_current_command},${atPrompt.command}}`
     : "1";
+  const pid = /^\d+$/.test(atPrompt.pid ?? "") ? `#{==:#{pane_pid},${atPrompt.pid}}` : "1";
+  const sameShell = `#{&&:${command},${pid}}`;
   const atShell = [
     "if-shell",
     "-t",

@@ -466,6 +466,23 @@ Deno.test("run_shell_command: the status of a cancelled run that ends while the 
   });
 });
 
+Deno.test("run_shell_command: a shell replaced since the last run gets a line of its own", async () => {
+  await withServer(setup(), async (fixture, session, pane) => {
+    assertEquals((await run(session, pane, "echo one")).output.lines, ["one"]);
+    // The same program with another pid: the last run's frame names the old shell.
+    await fixture.tmux("respawn-pane", "-k", "-t", pane, "bash --norc --noprofile");
+    assertEquals((await run(session, pane, "echo two")).output.lines, ["two"], "respawned");
+    // The same pid with another program: the line is written for another shell.
+    await fixture.typeLine(
+      pane,
+      `exec fish --no-config -C 'function fish_prompt; echo -n "\\$ "; end'`,
+    );
+    await fixture.untilForeground(pane, "fish");
+    const fish = await run(session, pane, "echo three; set -l x 4; echo $x");
+    assertEquals([fish.exitStatus, fish.output.lines], [0, ["three", "4"]], "fish");
+  });
+});
+
 Deno.test("run_shell_command: a pane killed mid-run reports pane_exited", async () => {
   await withServer(setup(), async (fixture, session, pane) => {
     const started = fixture.tmux("wait-for", "kill-started");

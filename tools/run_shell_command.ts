@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { budgetLines, type Content, contentText } from "../core/budget.ts";
 import { ToolError } from "../core/errors.ts";
-import { checkInputTargetWith, NotAtPrompt, sendInput } from "../domain/input.ts";
+import { checkInputTargetWith, NotAtPrompt, sendInputReading } from "../domain/input.ts";
 import { type KeptRun, KeptRuns } from "../domain/kept_runs.ts";
 import { budget } from "../core/panes.ts";
 import { withProgress } from "../core/progress_ticker.ts";
@@ -19,7 +19,6 @@ import {
   newRunId,
   programName,
   RUNNING_OPTION,
-  type RunningMark,
   runningMark,
   shellKind,
 } from "../domain/shell_frame.ts";
@@ -179,35 +178,31 @@ async function typeWhenAtPrompt(
   args: RunArgs & { command: string },
   id: string,
 ): Promise<[Frame, string, string]> {
+  const key = `${ctx.tmux.label} ${args.paneId}`;
+  const known = shells.get(key);
+  if (known) {
+    // The shell the pane's last line was typed into: tmux checks that it is
+    // still the pane's (its command and pid) where it types, so no look first.
+    try {
+      return await typeInto(ctx, args, id, known);
+    } catch (error) {
+      if (!(error instanceof NotAtPrompt)) throw error;
+      shells.delete(key);
+    }
+  }
   const target = paneTarget(args.paneId);
-  const socketPath = await ctx.tmux.socketPath();
   const deadline = performance.now() + PROMPT_GRACE_MS;
   let pause = 2;
   for (;;) {
-    const [pane, [options, serverPid]] = await checkInputTargetWith(ctx, args.paneId, [
+    const [pane, [options]] = await checkInputTargetWith(ctx, args.paneId, [
       ["show-options", "-p", "-t", target],
-      SERVER_PID,
     ]);
     const kind = shellKind(pane.currentCommand);
     const owner = String(pane.pid ?? "");
     const earlier = earlierRun(options, owner);
     try {
       if (kind === null) throw notAShell(args.paneId, pane.currentCommand);
-      const frame = buildFrame(
-        {
-          paneId: args.paneId,
-          tmuxBinary: ctx.tmux.binary,
-          socketPath,
-          suppressHistory: args.suppressHistory ?? true,
-          owner,
-          kind,
-        },
-        args.command,
-        id,
-      );
-      await typeLine(ctx, args.paneId, frame, { owner, command: pane.currentCommand ?? "" });
-      await settleEarlier(ctx, args.paneId, owner, frame.id, earlier);
-      return [frame, owner, serverPid];
+      return await typeInto(ctx, args, id, { command: pane.currentCommand ?? "", owner });
     } catch (error) {
       const retry = error instanceof NotAtPrompt || (kind === null && error instanceof ToolError);
       if (!retry || performance.now() >= deadline || ctx.signal.aborted) {
@@ -226,6 +221,47 @@ async function typeWhenAtPrompt(
   }
 }
 
+/** A pane's shell: its `pane_current_command` (a shell {@link shellKind} knows) and pid. */
+interface PaneShell {
+  command: string;
+  owner: string;
+}
+
+/** The shell each pane's last line was typed into, by socket + pane. */
+const shells = new Map<string, PaneShell>();
+/** Panes remembered at most (a long-lived server sees many). */
+const SHELLS_MAX = 256;
+
+/**
+ * Types the run's line for `shell`, which tmux checks is the pane's, then
+ * settles what earlier runs left; resolves with the frame typed, the
+ * shell's pid and the server's pid read where the line was typed.
+ */
+async function typeInto(
+  ctx: ToolContext,
+  args: RunArgs & { command: string },
+  id: string,
+  shell: PaneShell,
+): Promise<[Frame, string, string]> {
+  const frame = buildFrame(
+    {
+      paneId: args.paneId,
+      tmuxBinary: ctx.tmux.binary,
+      socketPath: await ctx.tmux.socketPath(),
+      suppressHistory: args.suppressHistory ?? true,
+      owner: shell.owner,
+      kind: shellKind(shell.command) ?? "posix",
+    },
+    args.command,
+    id,
+  );
+  const [serverPid, ...listing] = (await typeLine(ctx, args.paneId, frame, shell)).split("\n");
+  if (shells.size >= SHELLS_MAX) shells.clear();
+  shells.set(`${ctx.tmux.label} ${args.paneId}`, shell);
+  await settleEarlier(ctx, args.paneId, shell.owner, frame.id, listing.join("\n"));
+  return [frame, shell.owner, serverPid];
+}
+
 function notAShell(paneId: string, currentCommand: string | null): ToolError {
   const name = currentCommand ? programName(currentCommand) : "an unknown program";
   return new ToolError(
@@ -236,20 +272,27 @@ function notAShell(paneId: string, currentCommand: string | null): ToolError {
   );
 }
 
-/** Types the frame's line, guarded by tmux: only while the pane's shell waits at its prompt. */
+/**
+ * Types the frame's line, guarded by tmux: only while the pane's shell
+ * (`command`, pid `owner`) waits at its prompt. Resolves with the server's
+ * pid and the pane's options (`show-options -p`) read right before the line.
+ */
 async function typeLine(
   ctx: ToolContext,
   paneId: string,
   frame: Frame,
-  { owner, command }: { owner: string; command: string },
-): Promise<void> {
+  { owner, command }: PaneShell,
+): Promise<string> {
   const target = paneTarget(paneId);
   const [first, ...rest] = chunkText(frame.body);
   // alone: synchronize-panes would type the line into the window's other
   // panes, run it there too, and let their frames report to this run.
-  await sendInput(ctx, paneId, {
+  const { before } = await sendInputReading(ctx, paneId, {
     alone: true,
-    atPrompt: { command },
+    atPrompt: { command, pid: owner },
+    // The shell waits at its prompt: no earlier run is going, and the
+    // options show how each ended.
+    before: [SERVER_PID, ["show-options", "-p", "-t", target]],
     setup: [
       ["set-buffer", "-b", frame.bodyBuffer, "--", first],
       ...rest.map((chunk) => ["set-buffer", "-a", "-b", frame.bodyBuffer, "--", chunk]),
@@ -266,21 +309,23 @@ async function typeLine(
     ],
     refused: [["delete-buffer", "-b", frame.bodyBuffer]],
   });
+  return before;
 }
 
 /**
  * Once a line is typed, no earlier run of the pane is still going (the
  * shell was at its prompt): reads the results of kept runs that ended,
  * then drops what earlier runs left behind (run `current` is the new one).
+ * `listing` is the pane's options right before the line.
  */
 async function settleEarlier(
   ctx: ToolContext,
   paneId: string,
   owner: string,
   current: string,
-  earlier: RunningMark | null,
+  listing: string,
 ): Promise<void> {
-  const [listing] = await ctx.tmux.run([["show-options", "-p", "-t", paneTarget(paneId)]]);
+  const earlier = earlierRun(listing, owner);
   await settleKept(ctx, paneId, owner, listing.split("\n").map((line) => line.split(" ", 1)[0]));
   const cleanup = leftovers(paneId, listing, earlier, current);
   if (cleanup.length > 0) await ctx.tmux.run(cleanup);
