@@ -51,9 +51,11 @@ export async function promptBack(ctx: ToolContext, paneId: string, first?: strin
   let key: string | undefined;
   let pause = FIRST_POLL_MS;
   let earlier = first;
+  let earlierUsed = false;
   while (!ctx.signal.aborted) {
     let read: string;
     try {
+      earlierUsed = earlier !== undefined;
       read = earlier ?? await ctx.tmux.one(promptRead(paneId));
       earlier = undefined;
     } catch (error) {
@@ -70,6 +72,9 @@ export async function promptBack(ctx: ToolContext, paneId: string, first?: strin
       promptless.add(key);
       return;
     }
+    // A look sent along with the end's read may come before the shell
+    // draws its prompt: the next goes at once, the later ones after pauses.
+    if (earlierUsed) continue;
     await new Promise((resolve) => setTimeout(resolve, pause));
     pause = Math.min(pause * 2, PROMPT_POLL_MS);
   }
