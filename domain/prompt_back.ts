@@ -34,7 +34,7 @@ const PROMPTLESS_MAX = 256;
 
 /** The read of the pane {@link promptBack} looks at; a caller may send it along with its own. */
 export function promptRead(paneId: string): string[] {
-  const format = "#{cursor_x} #{pane_in_mode} #{alternate_on} #{pane_dead} #{pane_pid}";
+  const format = "#{cursor_x} #{pane_in_mode} #{alternate_on} #{pane_dead} #{pane_pid} #{cursor_y}";
   return ["display-message", "-p", "-t", paneTarget(paneId), format];
 }
 
@@ -43,10 +43,17 @@ export function promptRead(paneId: string): string[] {
  * (the cursor left column 0), or the pane shows something else (a mode,
  * the alternate screen, a dead pane), or {@link PROMPT_GRACE_MS} passed.
  * `first` is the output of a {@link promptRead} sent along with the read
- * of the run's end, if there was one. Never throws for a pane that went
- * away: the run's result stands.
+ * of the run's end, if there was one; `end` is the cursor where the frame
+ * ended, when it stored it: the prompt is back once the cursor left it
+ * (output without a final newline leaves it off column 0). Never throws
+ * for a pane that went away: the run's result stands.
  */
-export async function promptBack(ctx: ToolContext, paneId: string, first?: string): Promise<void> {
+export async function promptBack(
+  ctx: ToolContext,
+  paneId: string,
+  first?: string,
+  end?: { x: number; y: number },
+): Promise<void> {
   const deadline = performance.now() + PROMPT_GRACE_MS;
   let key: string | undefined;
   let pause = FIRST_POLL_MS;
@@ -62,10 +69,11 @@ export async function promptBack(ctx: ToolContext, paneId: string, first?: strin
       if (error instanceof TmuxError) return;
       throw error;
     }
-    const [x, mode, alternate, dead, pid] = read.split(" ");
+    const [x, mode, alternate, dead, pid, y] = read.split(" ");
     key ??= `${ctx.tmux.label} ${paneId} ${pid}`;
-    if (x !== "0") promptless.delete(key);
-    if (x !== "0" || mode !== "0" || alternate !== "0" || dead !== "0") return;
+    const moved = end ? x !== String(end.x) || y !== String(end.y) : x !== "0";
+    if (moved) promptless.delete(key);
+    if (moved || mode !== "0" || alternate !== "0" || dead !== "0") return;
     if (promptless.has(key)) return;
     if (performance.now() >= deadline) {
       if (promptless.size >= PROMPTLESS_MAX) promptless.clear();

@@ -36,6 +36,8 @@ export interface Collected {
   outputIncomplete: boolean;
   /** The outputs of the reads `also` asked for, when they ran (a run that was not kept). */
   also?: string[];
+  /** The cursor where the frame ended, when it stored it. */
+  end?: { x: number; y: number };
 }
 
 /** Splits a buffer of captured rows (each ends with a newline) into lines. */
@@ -99,7 +101,8 @@ export async function collect(
     return { outcome, ...none, lines: sofar.startFound ? trimTrailingBlank(sofar.lines) : [] };
   }
   const output = await completedOutput(ctx, target, frame, stored.end, rows, screen);
-  return { outcome, exitStatus: stored.exitStatus, ...output, also: alsoRead };
+  const end = stored.end ?? undefined;
+  return { outcome, exitStatus: stored.exitStatus, ...output, also: alsoRead, end };
 }
 
 /**

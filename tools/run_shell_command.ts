@@ -357,7 +357,9 @@ async function waitAndCollect(
     promptRead(run.paneId),
   ]);
   // The next line typed (or cursor taken) must find the prompt drawn.
-  if (result.outcome === "completed") await promptBack(ctx, run.paneId, result.also?.[0]);
+  if (result.outcome === "completed") {
+    await promptBack(ctx, run.paneId, result.also?.[0], result.end);
+  }
   const stillRunning = result.outcome === "timed_out" || result.outcome === "cancelled";
   if (stillRunning) kept.keep(run);
   else kept.forget(run.id, "its result was returned already");
