@@ -1,8 +1,9 @@
 /**
- * Waiting on a tmux `wait-for` channel. A control-mode client answers
- * `wait-for` at once, so the wait runs as its own `tmux wait-for` process,
- * ended and reaped on timeout, on abort, and when this process exits. A
- * killed waiter lingers in tmux: docs/tmux-quirks.md#wait-for.
+ * Waiting on a tmux `wait-for` channel. A control-mode client ends the
+ * block of a `wait-for` at once and holds its later commands until the
+ * signal, so the wait runs as its own `tmux wait-for` process, ended and
+ * reaped on timeout, on abort, and when this process exits. A killed
+ * waiter lingers in tmux: docs/tmux-quirks.md#wait-for.
  *
  * @module
  */
