@@ -348,20 +348,28 @@ export async function sendInputReading(
       before: "",
     };
   }
-  const withSetup = [...setup, guarded];
-  let answer: string | undefined;
-  if (withSetup.reduce((sum, command) => sum + commandBytes(command), 0) <= ROUND_TRIP_BYTES) {
-    answer = (await ctx.tmux.run(withSetup, options)).at(-1);
-  } else {
-    await runBounded(ctx.tmux, setup, options);
-    answer = await ctx.tmux.one(guarded, options);
-  }
+  const answer = await sendGuarded(ctx, setup, guarded);
   const detail = confirmedDetail(answer, paneId);
   await runBounded(ctx.tmux, input.slice(head), options);
   return {
     copies: reportCopies ? parseCopies(detail) : [],
     before: (answer ?? "").split("\n").slice(reportCopies ? 2 : 1).join("\n"),
   };
+}
+
+/** Runs `setup` then the `guarded` input, in one round trip when both fit; resolves with tmux's answer. */
+async function sendGuarded(
+  ctx: ToolContext,
+  setup: string[][],
+  guarded: string[],
+): Promise<string | undefined> {
+  const options = { signal: ctx.signal };
+  const withSetup = [...setup, guarded];
+  if (withSetup.reduce((sum, command) => sum + commandBytes(command), 0) <= ROUND_TRIP_BYTES) {
+    return (await ctx.tmux.run(withSetup, options)).at(-1);
+  }
+  await runBounded(ctx.tmux, setup, options);
+  return await ctx.tmux.one(guarded, options);
 }
 
 /**

@@ -200,30 +200,7 @@ function posixFrame(target: FrameTarget, ids: FrameIds, runner: string): string 
     `#{${ids.awaitOption}}`,
     `set-option -p -t ${pane} ${ids.statusOption} ${value}`,
   ];
-  // Copies the rows and the cursor once tmux has read the end escape (all
-  // output before it); else fails, and the shell asks again.
-  // Status, rows and cursor only for a call that still waits: nobody would
-  // read them else, and they would be left behind.
-  const stored = [
-    `set-option -p -t ${pane} ${ids.statusOption} __S__`,
-    `if-shell -F -t ${pane} ${tmuxArg(`#{==:#{${ids.awaitOption}},${AWAIT_ROWS}}`)} ${
-      tmuxArg(`capture-pane -J -S -${TAIL_ROWS} -b ${ids.outputBuffer} -t ${pane}`)
-    }`,
-    `set-option -paF -t ${pane} ${ids.statusOption} ${
-      tmuxArg(" #{cursor_x} #{cursor_y} #{pane_height}")
-    }`,
-  ].join(" ; ");
-  const synced = [
-    `if-shell -F -t ${pane} ${tmuxArg(`#{${ids.awaitOption}}`)} ${tmuxArg(stored)}`,
-    ...finish.map((c) => c.map(tmuxArg).join(" ")),
-  ].join(" ; ");
-  // The status (digits) goes into the command string from the shell.
-  const [before, after] = synced.split("__S__");
-  const report = `${tmux} if-shell -F -t ${pane} ${
-    shellQuote(`#{==:#{pane_path},${endedPath(ids.id)}}`)
-  } ${shellQuote(before)}"$__tmux_mcp_s"${shellQuote(after)} ${
-    shellQuote("show-options -v @tmux-mcp-unsynced")
-  }`;
+  const report = reportCommand(tmux, ids, pane);
   // __S__ sits inside a single-quoted word: the shell's value is spliced in.
   const reportStatus = tmuxWords(tmux, [status("__S__"), ...finish]);
   const frame = [
@@ -247,6 +224,38 @@ function posixFrame(target: FrameTarget, ids: FrameIds, runner: string): string 
   // the status it died with (`case` keeps $?).
   const rescue = `case $? in 0) ;; *) ${reportStatus.replace("__S__", `'"$?"'`)} ;; esac`;
   return `${frame}; ${rescue}`;
+}
+
+/**
+ * The tmux client the frame runs once its command ended: it stores status,
+ * rows and cursor for a call that waits, then ends the run ({@link finishing});
+ * it fails until tmux has read the frame's end escape. `"$__tmux_mcp_s"`
+ * (the status) is spliced into its command string.
+ */
+function reportCommand(tmux: string, ids: FrameIds, pane: string): string {
+  const finish = finishing(ids, pane);
+  // Copies the rows and the cursor once tmux has read the end escape (all
+  // output before it); else fails, and the shell asks again.
+  // Status, rows and cursor only for a call that still waits: nobody would
+  // read them else, and they would be left behind.
+  const stored = [
+    `set-option -p -t ${pane} ${ids.statusOption} __S__`,
+    `if-shell -F -t ${pane} ${tmuxArg(`#{==:#{${ids.awaitOption}},${AWAIT_ROWS}}`)} ${
+      tmuxArg(`capture-pane -J -S -${TAIL_ROWS} -b ${ids.outputBuffer} -t ${pane}`)
+    }`,
+    `set-option -paF -t ${pane} ${ids.statusOption} ${
+      tmuxArg(" #{cursor_x} #{cursor_y} #{pane_height}")
+    }`,
+  ].join(" ; ");
+  const synced = [
+    `if-shell -F -t ${pane} ${tmuxArg(`#{${ids.awaitOption}}`)} ${tmuxArg(stored)}`,
+    ...finish.map((c) => c.map(tmuxArg).join(" ")),
+  ].join(" ; ");
+  // The status (digits) goes into the command string from the shell.
+  const [before, after] = synced.split("__S__");
+  return `${tmux} if-shell -F -t ${pane} ${shellQuote(`#{==:#{pane_path},${endedPath(ids.id)}}`)} ${
+    shellQuote(before)
+  }"$__tmux_mcp_s"${shellQuote(after)} ${shellQuote("show-options -v @tmux-mcp-unsynced")}`;
 }
 
 /**

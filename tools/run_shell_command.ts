@@ -3,7 +3,6 @@
 import { z } from "zod";
 import { budgetLines, type Content, contentText } from "../core/budget.ts";
 import { ToolError } from "../core/errors.ts";
-import { checkInputTargetWith, NotAtPrompt, sendInputReading } from "../domain/input.ts";
 import { type KeptRun, KeptRuns } from "../domain/kept_runs.ts";
 import { budget } from "../core/panes.ts";
 import { withProgress } from "../core/progress_ticker.ts";
@@ -12,23 +11,14 @@ import { promptBack, promptRead } from "../domain/prompt_back.ts";
 import { collect, type Outcome, OUTCOMES } from "../domain/run_result.ts";
 import { defineTool, type ToolContext } from "../core/registry.ts";
 import { content, maxLines, paneId, timeoutSeconds } from "../core/schemas.ts";
-import {
-  AWAIT_ROWS,
-  buildFrame,
-  type Frame,
-  newRunId,
-  programName,
-  RUNNING_OPTION,
-  runningMark,
-  shellKind,
-} from "../domain/shell_frame.ts";
-import { chunkText } from "../tmux/chunks.ts";
+import { AWAIT_ROWS, type Frame, newRunId, type RunningMark } from "../domain/shell_frame.ts";
+import { typeRunLine } from "../domain/run_typing.ts";
 import { TmuxError } from "../tmux/errors.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { paneLineCommand } from "../tmux/views.ts";
-import { SERVER_PID, waitForChannel } from "../tmux/wait_for.ts";
+import { waitForChannel } from "../tmux/wait_for.ts";
 
-/** A run's id, as {@link buildFrame} makes it. */
+/** A run's id, as {@link newRunId} makes it. */
 const RUN_ID = /^[0-9a-z]{6}$/;
 
 /** How often the wait checks that the pane still exists. */
@@ -136,15 +126,6 @@ export const runShellCommand = defineTool({
     ),
 });
 
-/**
- * How long the shell may take to be waiting at its prompt (a new pane's
- * start-up files, an earlier run that is ending, a prompt hook) before the
- * run is refused.
- */
-const PROMPT_GRACE_MS = 3_000;
-/** The longest pause between looks; the first are short (a shell that just ran a command is back in ms). */
-const PROMPT_POLL_MS = 50;
-
 /** What a call waiting for a run was asked. */
 interface WaitArgs {
   paneId: string;
@@ -162,154 +143,22 @@ async function run(args: RunArgs & { command: string }, ctx: ToolContext) {
     throw new ToolError("the command contains a NUL character", "Remove it and try again.");
   }
   const started = performance.now();
-  const [frame, owner, serverPid] = await typeWhenAtPrompt(ctx, args, newRunId());
+  const earlierBusy = (earlier: RunningMark) =>
+    busy(
+      args.paneId,
+      "the command of an earlier run_shell_command (which timed out or was cancelled) is still running",
+      kept.has(earlier.id) ? earlier.id : undefined,
+    );
+  const request = { ...args, suppressHistory: args.suppressHistory ?? true };
+  const { frame, owner, serverPid, listing } = await typeRunLine(
+    ctx,
+    request,
+    newRunId(),
+    earlierBusy,
+  );
+  await settleEarlier(ctx, args.paneId, owner, frame.id, listing);
   const typed = { id: frame.id, label: ctx.tmux.label, paneId: args.paneId, owner, frame };
   return await waitAndCollect(ctx, { ...typed, startedAt: started }, args, serverPid);
-}
-
-/**
- * Types the run's line once the pane's shell waits at its prompt, looking
- * again for a moment while it does not (a new pane's start-up files, an
- * earlier run that is ending, a prompt hook); resolves with the frame
- * typed, the shell's pid and the server's pid read before the line.
- */
-async function typeWhenAtPrompt(
-  ctx: ToolContext,
-  args: RunArgs & { command: string },
-  id: string,
-): Promise<[Frame, string, string]> {
-  const key = `${ctx.tmux.label} ${args.paneId}`;
-  const known = shells.get(key);
-  if (known) {
-    // The shell the pane's last line was typed into: tmux checks that it is
-    // still the pane's (its command and pid) where it types, so no look first.
-    try {
-      return await typeInto(ctx, args, id, known);
-    } catch (error) {
-      if (!(error instanceof NotAtPrompt)) throw error;
-      shells.delete(key);
-    }
-  }
-  const target = paneTarget(args.paneId);
-  const deadline = performance.now() + PROMPT_GRACE_MS;
-  let pause = 2;
-  for (;;) {
-    const [pane, [options]] = await checkInputTargetWith(ctx, args.paneId, [
-      ["show-options", "-p", "-t", target],
-    ]);
-    const kind = shellKind(pane.currentCommand);
-    const owner = String(pane.pid ?? "");
-    const earlier = earlierRun(options, owner);
-    try {
-      if (kind === null) throw notAShell(args.paneId, pane.currentCommand);
-      return await typeInto(ctx, args, id, { command: pane.currentCommand ?? "", owner });
-    } catch (error) {
-      const retry = error instanceof NotAtPrompt || (kind === null && error instanceof ToolError);
-      if (!retry || performance.now() >= deadline || ctx.signal.aborted) {
-        if (error instanceof NotAtPrompt && earlier) {
-          throw busy(
-            args.paneId,
-            "the command of an earlier run_shell_command (which timed out or was cancelled) is still running",
-            kept.has(earlier.id) ? earlier.id : undefined,
-          );
-        }
-        throw error;
-      }
-      pause = Math.min(pause * 2, PROMPT_POLL_MS);
-      await new Promise((resolve) => setTimeout(resolve, pause));
-    }
-  }
-}
-
-/** A pane's shell: its `pane_current_command` (a shell {@link shellKind} knows) and pid. */
-interface PaneShell {
-  command: string;
-  owner: string;
-}
-
-/** The shell each pane's last line was typed into, by socket + pane. */
-const shells = new Map<string, PaneShell>();
-/** Panes remembered at most (a long-lived server sees many). */
-const SHELLS_MAX = 256;
-
-/**
- * Types the run's line for `shell`, which tmux checks is the pane's, then
- * settles what earlier runs left; resolves with the frame typed, the
- * shell's pid and the server's pid read where the line was typed.
- */
-async function typeInto(
-  ctx: ToolContext,
-  args: RunArgs & { command: string },
-  id: string,
-  shell: PaneShell,
-): Promise<[Frame, string, string]> {
-  const frame = buildFrame(
-    {
-      paneId: args.paneId,
-      tmuxBinary: ctx.tmux.binary,
-      socketPath: await ctx.tmux.socketPath(),
-      suppressHistory: args.suppressHistory ?? true,
-      owner: shell.owner,
-      kind: shellKind(shell.command) ?? "posix",
-    },
-    args.command,
-    id,
-  );
-  const [serverPid, ...listing] = (await typeLine(ctx, args.paneId, frame, shell)).split("\n");
-  if (shells.size >= SHELLS_MAX) shells.clear();
-  shells.set(`${ctx.tmux.label} ${args.paneId}`, shell);
-  await settleEarlier(ctx, args.paneId, shell.owner, frame.id, listing.join("\n"));
-  return [frame, shell.owner, serverPid];
-}
-
-function notAShell(paneId: string, currentCommand: string | null): ToolError {
-  const name = currentCommand ? programName(currentCommand) : "an unknown program";
-  return new ToolError(
-    `pane ${paneId} runs ${name} in the foreground, not a shell (sh, bash, zsh, dash, ksh, fish), ` +
-      "so a typed command line would go to that program",
-    "Talk to that program with send_keys, or run the command in a pane with a shell " +
-      "(split_window or create_window make one).",
-  );
-}
-
-/**
- * Types the frame's line, guarded by tmux: only while the pane's shell
- * (`command`, pid `owner`) waits at its prompt. Resolves with the server's
- * pid and the pane's options (`show-options -p`) read right before the line.
- */
-async function typeLine(
-  ctx: ToolContext,
-  paneId: string,
-  frame: Frame,
-  { owner, command }: PaneShell,
-): Promise<string> {
-  const target = paneTarget(paneId);
-  const [first, ...rest] = chunkText(frame.body);
-  // alone: synchronize-panes would type the line into the window's other
-  // panes, run it there too, and let their frames report to this run.
-  const { before } = await sendInputReading(ctx, paneId, {
-    alone: true,
-    atPrompt: { command, pid: owner },
-    // The shell waits at its prompt: no earlier run is going, and the
-    // options show how each ended.
-    before: [SERVER_PID, ["show-options", "-p", "-t", target]],
-    setup: [
-      ["set-buffer", "-b", frame.bodyBuffer, "--", first],
-      ...rest.map((chunk) => ["set-buffer", "-a", "-b", frame.bodyBuffer, "--", chunk]),
-    ],
-    // The marks change only with the line typed: a refusal leaves an
-    // earlier run's mark for the busy message of the next look.
-    input: [
-      ["set-option", "-p", "-t", target, RUNNING_OPTION, runningMark({ id: frame.id, owner })],
-      ["set-option", "-p", "-t", target, frame.awaitOption, AWAIT_ROWS],
-      // C-u first: text left on the prompt would otherwise be glued to the line.
-      ["send-keys", "-t", target, "C-u"],
-      ["send-keys", "-t", target, "-l", "--", frame.line],
-      ["send-keys", "-t", target, "Enter"],
-    ],
-    refused: [["delete-buffer", "-b", frame.bodyBuffer]],
-  });
-  return before;
 }
 
 /**
