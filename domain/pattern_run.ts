@@ -105,6 +105,18 @@ export function findLine(c: Compiled, line: string): [number, number] | null {
   return [matchStart(c.reverse, line, end), end];
 }
 
+/** The first index from `i` whose character can begin a match (a surrogate may), or the end. */
+function skipToLead(p: Program, line: string, i: number): number {
+  const len = line.length;
+  const lead = p.lead;
+  while (i < len) {
+    const c = line.charCodeAt(i);
+    if ((c >= 0xd800 && c <= 0xdfff) || lead[maskIndex(p, c)] !== 0) return i;
+    i++;
+  }
+  return len;
+}
+
 /** The first boundary where a match ends, or -1. */
 export function matchEnd(p: Program, line: string): number {
   if (p.words === 1) return matchEndSmall(p, line);
@@ -117,30 +129,18 @@ export function matchEnd(p: Program, line: string): number {
   const hasAsserts = p.asserts.length > 0;
   const masks = p.masks;
   const done = new Uint8Array(p.asserts.length / 6);
-  const lead = p.lead;
   state.set(p.first);
   let idle = true;
   let i = 0;
   for (;;) {
-    if (idle) {
-      // Only `first` is live: skip to a character that can begin a match.
-      while (i < len) {
-        const c = line.charCodeAt(i);
-        if ((c >= 0xd800 && c <= 0xdfff) || lead[maskIndex(p, c)] !== 0) break;
-        i++;
-      }
-    }
+    // Only `first` is live: skip to a character that can begin a match.
+    if (idle) i = skipToLead(p, line, i);
     if (hasAsserts && anyOf(state, p.assertMask)) closeAssertions(p, state, line, i, done);
     if ((state[endWord] & endBit) !== 0) return i;
     if (i >= len) return -1;
-    let code = line.charCodeAt(i++);
-    if (code >= 0xd800 && code <= 0xdbff && i < len) {
-      const low = line.charCodeAt(i);
-      if (low >= 0xdc00 && low <= 0xdfff) {
-        code = (code - 0xd800) * 0x400 + (low - 0xdc00) + 0x10000;
-        i++;
-      }
-    }
+    // A pair of surrogates is one code point; a lone one is itself.
+    const code = line.codePointAt(i)!;
+    i += code > 0xffff ? 2 : 1;
     const m = maskIndex(p, code) * words;
     let any = 0;
     for (let w = 0; w < words; w++) {
@@ -166,29 +166,18 @@ export function matchEndSmall(p: Program, line: string): number {
   const final = p.final[0];
   const assertMask = p.assertMask[0];
   const endBit = 1 << p.end;
-  const { masks, lead, groups, spans, asserts, jumpBy, jumpMasks } = p;
+  const { masks, groups, spans, asserts, jumpBy, jumpMasks } = p;
   let state = first;
   let idle = true;
   let i = 0;
   for (;;) {
-    if (idle) {
-      while (i < len) {
-        const c = line.charCodeAt(i);
-        if ((c >= 0xd800 && c <= 0xdfff) || lead[maskIndex(p, c)] !== 0) break;
-        i++;
-      }
-    }
+    if (idle) i = skipToLead(p, line, i);
     if ((state & assertMask) !== 0) state = closeSmall(asserts, spans, state, line, i, endBit);
     if ((state & endBit) !== 0) return i;
     if (i >= len) return -1;
-    let code = line.charCodeAt(i++);
-    if (code >= 0xd800 && code <= 0xdbff && i < len) {
-      const low = line.charCodeAt(i);
-      if (low >= 0xdc00 && low <= 0xdfff) {
-        code = (code - 0xd800) * 0x400 + (low - 0xdc00) + 0x10000;
-        i++;
-      }
-    }
+    // A pair of surrogates is one code point; a lone one is itself.
+    const code = line.codePointAt(i)!;
+    i += code > 0xffff ? 2 : 1;
     const d = state & masks[maskIndex(p, code)];
     idle = d === 0;
     if (idle) {
@@ -386,6 +375,7 @@ export const RUNTIME = [
   findLine,
   matchEnd,
   matchEndSmall,
+  skipToLead,
   closeSmall,
   matchStart,
   anyOf,
