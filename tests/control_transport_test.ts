@@ -11,6 +11,7 @@ import {
   beginLoudCommands,
   handshaking,
   markAttached,
+  quietCommands,
   readChunks,
   reserveAttach,
   spawnControlClient,
@@ -688,4 +689,10 @@ Deno.test("both transports print a buffer read in the middle of a round trip", a
       assertEquals(parseAppended(out[2]), data, via.name);
     }
   });
+});
+
+Deno.test("quiet commands: reads are quiet; a capture into a buffer is loud (3.4+ announces it)", () => {
+  assert(quietCommands([["capture-pane", "-p", "-t", "%0"], ["list-panes", "-a"]]));
+  assert(!quietCommands([["capture-pane", "-J", "-b", "out", "-t", "%0"]]));
+  assert(!quietCommands([["list-panes"], ["set-buffer", "-b", "x", "y"]]));
 });

@@ -92,9 +92,15 @@ export function rereadable(commands: readonly string[][]): boolean {
   return quietCommands(commands) && commands.every(([name]) => name !== "wait-for");
 }
 
-/** True when tmux notifies no control client of any of `commands`. */
+/**
+ * True when tmux notifies no control client of any of `commands`. A
+ * capture into a buffer (`capture-pane -b`) sets that buffer, which tmux
+ * 3.4+ announces to every control client.
+ */
 export function quietCommands(commands: readonly string[][]): boolean {
-  return commands.every(([name]) => QUIET_COMMANDS.has(name));
+  return commands.every(([name, ...args]) =>
+    QUIET_COMMANDS.has(name) && !(name === "capture-pane" && args.includes("-b"))
+  );
 }
 
 /**
