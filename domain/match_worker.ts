@@ -71,8 +71,12 @@ export function matchPane(
   compiled: Compiled,
   pane: PaneText,
   limits: { limit: number; locateOver: number },
-  options: MatchOptions,
+  options: MatchOptions & { here?: InPlace },
 ): Promise<PaneHits> {
+  const size = (pane.physical?.length ?? 0) + pane.joined.length;
+  if (allows(options.here, size)) {
+    return Promise.resolve(spend(options.here!, () => matchPaneHere(compiled, pane, limits)));
+  }
   return run({ kind: "pane", programs: [compiled], pane, ...limits }, options);
 }
 
@@ -110,9 +114,9 @@ export function matchPaneHere(
 }
 
 /**
- * What one call (a wait) may match on its own thread: lines within `units`
- * (the bound of {@link inlineUnits} for its costliest pattern) until `ms`
- * have been spent that way. Past either, the worker matches.
+ * What one call (a search, a wait) may match on its own thread: text within
+ * `units` (the bound of {@link inlineUnits} for its costliest pattern) until
+ * `ms` have been spent that way. Past either, the worker matches.
  */
 export interface InPlace {
   units: number;
@@ -123,6 +127,21 @@ export interface InPlace {
 /** The {@link InPlace} allowance of a call matching with `compiled`. */
 export function inPlace(compiled: Compiled[], ms: number): InPlace {
   return { units: Math.min(...compiled.map(inlineUnits)), ms, spentMs: 0 };
+}
+
+/** Whether `here` lets `units` of text be matched on the calling thread now. */
+function allows(here: InPlace | undefined, units: number): boolean {
+  return here !== undefined && here.spentMs < here.ms && units <= here.units;
+}
+
+/** Runs `match` on the calling thread, counting its time against `here`. */
+function spend<T>(here: InPlace, match: () => T): T {
+  const began = performance.now();
+  try {
+    return match();
+  } finally {
+    here.spentMs += performance.now() - began;
+  }
 }
 
 /**
@@ -137,21 +156,17 @@ export function firstMatch(
   options: MatchOptions & { here?: InPlace },
 ): Promise<{ line: number; pattern: number } | null> {
   if (compiled.length === 0 || lines.length === 0) return Promise.resolve(null);
-  const here = options.here;
-  if (here && here.spentMs < here.ms && within(lines, here.units)) {
-    const began = performance.now();
-    const found = firstHit(compiled, lines);
-    here.spentMs += performance.now() - began;
-    return Promise.resolve(found);
+  if (allows(options.here, totalUnits(lines, options.here?.units ?? 0))) {
+    return Promise.resolve(spend(options.here!, () => firstHit(compiled, lines)));
   }
   return run({ kind: "first", programs: compiled, lines }, options);
 }
 
-/** Whether `lines` hold at most `units` UTF-16 units. */
-function within(lines: string[], units: number): boolean {
+/** The UTF-16 units `lines` hold, counted only until they pass `bound`. */
+function totalUnits(lines: string[], bound: number): number {
   let total = 0;
-  for (const line of lines) if ((total += line.length) > units) return false;
-  return true;
+  for (const line of lines) if ((total += line.length) > bound) break;
+  return total;
 }
 
 /**

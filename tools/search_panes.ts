@@ -4,12 +4,12 @@ import { z } from "zod";
 import { excerptAround, utf8Length } from "../core/budget.ts";
 import { CUT_MARK } from "../tmux/utf8.ts";
 import {
-  inlineUnits,
+  type InPlace,
+  inPlace,
   lineRows,
   lineRowsHere,
   MatchDeadline,
   matchPane,
-  matchPaneHere,
   type PaneHit,
   type PaneHits,
   type PaneText,
@@ -112,7 +112,7 @@ export const searchPanes = defineTool({
     const panes = await listSearchedPanes(ctx.tmux, scope);
     const state = newSearchState(ctx.settings.maxBytes, args.pattern, panes, matcher);
     // A pane too large to match in place needs the worker: start it while tmux reads.
-    if (panes.some((pane) => mayOutgrow(pane, args.includeHistory, state.inlineUnits))) {
+    if (panes.some((pane) => mayOutgrow(pane, args.includeHistory, state.here.units))) {
       warmMatchWorker();
     }
     for (const group of readGroups(panes, args.includeHistory)) {
@@ -161,10 +161,8 @@ interface SearchState {
   scanned: number;
   searched: number;
   deadline: number;
-  /** Time spent matching on the server's thread, against {@link INLINE_MS}. */
-  inlineMs: number;
-  /** Text a pane may hold to be matched in place with this pattern. */
-  inlineUnits: number;
+  /** What may still be matched on the server's thread (see {@link INLINE_MS}). */
+  here: InPlace;
   found: z.infer<typeof paneMatches>[];
   skipped: Skip[];
 }
@@ -192,8 +190,7 @@ function newSearchState(
     scanned: 0,
     searched: 0,
     deadline: performance.now() + TIME_BUDGET_MS,
-    inlineMs: 0,
-    inlineUnits: inlineUnits(matcher.compiled),
+    here: inPlace([matcher.compiled], INLINE_MS),
     found: [],
     skipped: [],
   };
@@ -369,7 +366,7 @@ async function rowsOf(
   state: SearchState,
 ): Promise<number[]> {
   const lines = hits.map((hit) => hit.line);
-  if (pair.physical.length + pair.joined.length <= state.inlineUnits) {
+  if (pair.physical.length + pair.joined.length <= state.here.units) {
     return lineRowsHere(pair, lines);
   }
   return await lineRows(pair, lines, {
@@ -391,18 +388,10 @@ async function matchCapture(
   state: SearchState,
 ): Promise<PaneHits> {
   const limits = { limit: maxMatches + 1 + SPARE_HITS, locateOver: LOCATE_OVER };
-  if (
-    (text.physical?.length ?? 0) + text.joined.length <= state.inlineUnits &&
-    state.inlineMs < INLINE_MS
-  ) {
-    const began = performance.now();
-    const found = matchPaneHere(matcher.compiled, text, limits);
-    state.inlineMs += performance.now() - began;
-    return found;
-  }
   return await matchPane(matcher.compiled, text, limits, {
     timeoutMs: state.deadline - performance.now(),
     signal: ctx.signal,
+    here: state.here,
   });
 }
 
