@@ -38,6 +38,7 @@ import { TmuxError } from "./tmux/errors.ts";
 import { type FoundTmux, locateTmux } from "./tmux/locate.ts";
 import { isNamedSocketPath } from "./tmux/socket_probe.ts";
 import { TopologyListener } from "./tmux/topology_listen.ts";
+import { endWatches } from "./tmux/wait_for.ts";
 
 /** Signals that end the server the way stdin's end does. */
 const STOP_SIGNALS: Deno.Signal[] = ["SIGTERM", "SIGINT", "SIGHUP"];
@@ -197,7 +198,10 @@ async function serve(mcp: TmuxMcpServer, tmux: Tmux): Promise<void> {
     // Never let a stuck transport keep the process past the one-second promise.
     const deadline = new Promise((resolve) => setTimeout(resolve, 500));
     await Promise.race([
-      Promise.allSettled([mcp.dispose().then(() => tmux.close()), mcp.server.close()]),
+      Promise.allSettled([
+        mcp.dispose().then(() => endWatches(tmux)).then(() => tmux.close()),
+        mcp.server.close(),
+      ]),
       deadline,
     ]);
     Deno.exit(0);

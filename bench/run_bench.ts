@@ -9,7 +9,7 @@
  *   the answer reaching the client;
  * - the bytes typed into the pane beyond the command (read from the echo).
  * Goals: overhead median at most 30 ms and max at most 500 ms; typed bytes
- * at most the command plus 40.
+ * at most the command plus 60 (the option name and the pane id, decision 009).
  *
  * @module
  */
@@ -99,7 +99,7 @@ console.log(
   `\ngoals: overhead median <= 30 ms: ${
     median(warm.map((s) => s.overheadMs)) <= 30 ? "met" : "missed"
   }; ` +
-    `max <= 500 ms: ${Math.max(...over) <= 500 ? "met" : "missed"}; typed <= command + 40: ${
-      Math.max(...all.map((s) => s.typedExtra)) <= 40 ? "met" : "missed"
+    `max <= 500 ms: ${Math.max(...over) <= 500 ? "met" : "missed"}; typed <= command + 60: ${
+      Math.max(...all.map((s) => s.typedExtra)) <= 60 ? "met" : "missed"
     }`,
 );

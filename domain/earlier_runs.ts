@@ -1,18 +1,16 @@
 /**
  * What earlier `run_shell_command` runs of a pane leave in tmux (its
- * running mark, status options and buffers), read from `show-options -p`.
+ * running mark and the options each run sets), read from `show-options -p`.
  *
  * @module
  */
 
 import {
-  AWAIT_OPTION_PREFIX,
-  BODY_BUFFER_PREFIX,
-  OUTPUT_BUFFER_PREFIX,
   parseRunningMark,
+  RUN_OPTION_PREFIXES,
+  runNames,
   RUNNING_OPTION,
   type RunningMark,
-  STATUS_OPTION_PREFIX,
 } from "./shell_frame.ts";
 import { paneTarget } from "../tmux/targets.ts";
 
@@ -25,10 +23,11 @@ export function earlierRun(listing: string, owner: string): RunningMark | null {
 }
 
 /**
- * Commands that drop what earlier runs left behind: their status options,
- * and the buffers of the run the pane's mark names. They run only with a
- * line typed while the shell waits at its prompt, so no earlier run is
- * still going (one that never began, inside an unclosed quote, never will).
+ * Commands that drop what earlier runs left behind: their options (those of
+ * run `current`, the new one, stay), and the status of the run the pane's
+ * mark names. They run only with a line typed while the shell waits at its
+ * prompt, so no earlier run is still going (one that never began, inside an
+ * unclosed quote, never will).
  */
 export function leftovers(
   paneId: string,
@@ -39,15 +38,8 @@ export function leftovers(
   const unset = (name: string) => ["set-option", "-pu", "-t", paneTarget(paneId), name];
   const names = listing.split("\n").map((line) => line.split(" ", 1)[0]);
   const stale = names.filter((name) =>
-    (name.startsWith(STATUS_OPTION_PREFIX) || name.startsWith(AWAIT_OPTION_PREFIX)) &&
-    !name.endsWith(`_${current}`)
+    RUN_OPTION_PREFIXES.some((prefix) => name.startsWith(prefix)) && !name.endsWith(`_${current}`)
   );
-  if (!earlier) return stale.map(unset);
-  // Setting a buffer first makes deleting it succeed whether or not it was there.
-  const drop = (name: string) => [["set-buffer", "-b", name, "x"], ["delete-buffer", "-b", name]];
-  return [
-    ...[...new Set([...stale, `${STATUS_OPTION_PREFIX}${earlier.id}`])].map(unset),
-    ...drop(`${BODY_BUFFER_PREFIX}${earlier.id}`),
-    ...drop(`${OUTPUT_BUFFER_PREFIX}${earlier.id}`),
-  ];
+  if (earlier) stale.push(runNames(earlier.id).statusOption);
+  return [...new Set(stale)].map(unset);
 }

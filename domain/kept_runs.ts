@@ -2,10 +2,9 @@
  * Runs of `run_shell_command` that outlived their call (it timed out or was
  * cancelled while the command went on), kept so that a later call naming
  * the run's id waits for it again and returns its exit status and output as
- * if it had waited all along. Their state lives in tmux (the run's channel,
- * its status option, its output in the pane); what is kept here is how to
- * find it, and what was read of a run that ended while no call waited for
- * it (a later run on the pane clears its options).
+ * if it had waited all along. Each keeps the watch on its end (which reads
+ * the result when the run ends, whether a call waits then or not), and what
+ * was read of a run that ended while no call waited for it.
  *
  * Runs nobody collects are kept for a bounded time and count; a dropped or
  * collected run's id is remembered a while longer, so that a later attempt
@@ -59,9 +58,11 @@ export class KeptRuns<F> {
   #runs = new Map<string, { run: KeptRun<F>; until: number }>();
   #gone = new Map<string, string>();
 
+  /** `dropped` is called for each run no longer kept (e.g. to end its watch). */
   constructor(
     readonly limits: KeptLimits = KEPT_LIMITS,
     private readonly now: () => number = () => performance.now(),
+    private readonly dropped: (run: KeptRun<F>) => void = () => {},
   ) {}
 
   /** Keeps `run` (again), for {@link KeptLimits.ms} from now. */
@@ -109,7 +110,9 @@ export class KeptRuns<F> {
 
   /** Stops keeping run `id`; a later attempt to collect it is told `why`. */
   forget(id: string, why: string): void {
+    const kept = this.#runs.get(id);
     this.#runs.delete(id);
+    if (kept) this.dropped(kept.run);
     this.#gone.delete(id);
     this.#gone.set(id, why);
     for (const [old] of this.#gone) {

@@ -16,7 +16,6 @@ import { SERVER_PID } from "../tmux/wait_for.ts";
 import { earlierRun } from "./earlier_runs.ts";
 import { checkInputTargetWith, NotAtPrompt, sendInputReading } from "./input.ts";
 import {
-  AWAIT_ROWS,
   buildFrame,
   type Frame,
   programName,
@@ -167,20 +166,20 @@ async function typeLine(
     // options show how each ended.
     before: [SERVER_PID, ["show-options", "-p", "-t", target]],
     setup: [
-      ["set-buffer", "-b", frame.bodyBuffer, "--", first],
-      ...rest.map((chunk) => ["set-buffer", "-a", "-b", frame.bodyBuffer, "--", chunk]),
+      ["set-option", "-p", "-t", target, frame.bodyOption, first],
+      ...rest.map((chunk) => ["set-option", "-ap", "-t", target, frame.bodyOption, chunk]),
     ],
     // The marks change only with the line typed: a refusal leaves an
     // earlier run's mark for the busy message of the next look.
     input: [
       ["set-option", "-p", "-t", target, RUNNING_OPTION, runningMark({ id: frame.id, owner })],
-      ["set-option", "-p", "-t", target, frame.awaitOption, AWAIT_ROWS],
+      ["set-option", "-p", "-t", target, frame.awaitOption, "1"],
       // C-u first: text left on the prompt would otherwise be glued to the line.
       ["send-keys", "-t", target, "C-u"],
       ["send-keys", "-t", target, "-l", "--", frame.line],
       ["send-keys", "-t", target, "Enter"],
     ],
-    refused: [["delete-buffer", "-b", frame.bodyBuffer]],
+    refused: [["set-option", "-pu", "-t", target, frame.bodyOption]],
   });
   return before;
 }

@@ -4,16 +4,21 @@
  *
  * The typed line is short: the command as one quoted word (when it is one
  * printable ASCII line) and a call that makes the shell fetch the frame's
- * body from a tmux buffer through its own server (`$TMUX`). The body runs the
- * command in a subshell (`cd`, `export`, `set -e`, `exit` stay inside),
- * then, once tmux has read all it printed, has tmux copy the rows up to the
- * cursor into a buffer, store the exit status and the cursor in a pane
- * option, and signal a per-run `wait-for` channel. Nothing is printed into
- * the pane but the command's own output: where it begins is the row after
- * the echo of the typed line (which holds the run's unique buffer name),
- * where it ends is the cursor at the end. Escape sequences the terminal
- * keeps as `#{pane_path}` (OSC 7) say that the frame began and that tmux
- * has read up to its end.
+ * body from a pane option through its own server (`$TMUX`). The body runs
+ * the command in a subshell (`cd`, `export`, `set -e`, `exit` stay inside),
+ * then, once tmux has read all it printed and the server's waiter is
+ * registered, has tmux store the exit status and the cursor in a pane option
+ * and signal a per-run `wait-for` channel; the waiter copies the rows in the
+ * same pass of tmux's command queue, before the shell prints anything else
+ * (domain/run_result.ts). Nothing is printed into the pane but the command's
+ * own output: where it begins is the row after the echo of the typed line
+ * (which holds the run's unique option name), where it ends is the cursor at
+ * the end. Escape sequences the terminal keeps as `#{pane_path}` (OSC 7) say
+ * that the frame began and that tmux has read up to its end.
+ *
+ * A run changes no paste buffer: tmux 3.4+ announces buffer changes to every
+ * control client, which can crash it while one attaches
+ * (docs/decisions/009-frame-without-buffers.md).
  *
  * @module
  */
@@ -93,25 +98,28 @@ export function parseRunningMark(value: string): RunningMark | null {
 /** Prefix of the pane options holding a run's exit status and end cursor. */
 export const STATUS_OPTION_PREFIX = "@tmux_mcp_status_";
 /**
- * Prefix of the pane options saying that a run's result is wanted: its
- * status (a run kept for a later call, {@link AWAIT_STATUS}), or status and
- * rows (a call waits now, {@link AWAIT_ROWS}). Unset, the frame stores nothing.
+ * Prefix of the pane options saying that a run's result is wanted. Set,
+ * the frame stores its status and ends only once the waiter is registered
+ * ({@link WATCH_OPTION_PREFIX}); unset, it stores nothing.
  */
 export const AWAIT_OPTION_PREFIX = "@tmux_mcp_await_";
-/** A run's await option while a call waits for it. */
-export const AWAIT_ROWS = "2";
-/** A run's await option while it is kept for a later call. */
-export const AWAIT_STATUS = "1";
-/** Prefix of the buffers holding a frame's body (the rest is the run id). */
-export const BODY_BUFFER_PREFIX = "m";
-/** Prefix of the buffers holding a run's captured output. */
-export const OUTPUT_BUFFER_PREFIX = "tmux-mcp-out-";
+/** Prefix of the pane options the run's waiter sets once it waits on the channel. */
+export const WATCH_OPTION_PREFIX = "@tmux_mcp_watch_";
+/** Prefix of the pane options holding a frame's body (the rest is the run id). */
+export const BODY_OPTION_PREFIX = "@tmux_mcp_body_";
+/** Prefixes of every pane option a run sets. */
+export const RUN_OPTION_PREFIXES = [
+  STATUS_OPTION_PREFIX,
+  AWAIT_OPTION_PREFIX,
+  WATCH_OPTION_PREFIX,
+  BODY_OPTION_PREFIX,
+];
 /** The value of a run's status option when the line reached something other than the pane's shell. */
 export const REFUSED_STATUS = "refused";
 
 /** Longest command typed in the line; longer ones (and multi-line ones) ride in the body. */
 export const INLINE_LIMIT = 2048;
-/** Rows of history the frame copies with the output (more are read when the echo is not among them). */
+/** Rows of history the waiter copies with the output (more are read when the echo is not among them). */
 export const TAIL_ROWS = 200;
 
 /** The `#{pane_path}` a frame sets when it begins. */
@@ -124,26 +132,44 @@ export function endedPath(id: string): string {
   return `tmux-mcp-end:${id}`;
 }
 
-/** Everything one run needs to type its line and find its result. */
-export interface Frame {
+/** The names one run uses in tmux, all made from its id. */
+export interface RunNames {
   /** Random id of the run (lowercase letters and digits). */
   id: string;
   /** The `wait-for` channel the shell signals. */
   channel: string;
-  /** The buffer holding the body the typed line fetches. */
-  bodyBuffer: string;
-  /** The body (shell code) stored in {@link Frame.bodyBuffer}. */
-  body: string;
-  /** The buffer the frame copies the pane's rows into at the end. */
-  outputBuffer: string;
+  /** Pane option holding the body the typed line fetches. */
+  bodyOption: string;
   /** Pane option where the frame stores the exit status (and the end cursor). */
   statusOption: string;
-  /** Pane option set while a call waits for the run: only then does the frame copy its rows. */
+  /** Pane option set while the run's result is wanted: only then does the frame store it. */
   awaitOption: string;
+  /** Pane option the waiter sets once it is registered on the channel. */
+  watchOption: string;
+}
+
+/** The names of run `id`. */
+export function runNames(id: string): RunNames {
+  return {
+    id,
+    channel: `tmux-mcp-run-${id}`,
+    bodyOption: `${BODY_OPTION_PREFIX}${id}`,
+    statusOption: `${STATUS_OPTION_PREFIX}${id}`,
+    awaitOption: `${AWAIT_OPTION_PREFIX}${id}`,
+    watchOption: `${WATCH_OPTION_PREFIX}${id}`,
+  };
+}
+
+/** Everything one run needs to type its line and find its result. */
+export interface Frame extends RunNames {
+  /** The body (shell code) stored in {@link RunNames.bodyOption}: printable ASCII. */
+  body: string;
   /** The line typed into the pane (without Enter). */
   line: string;
   /** Text only the echo of the typed line holds: the output begins on the row after it. */
   echoMark: string;
+  /** What the typed line holds after {@link Frame.echoMark}. */
+  echoTail: string;
 }
 
 /** What the frame needs to know about where it runs. */
@@ -187,7 +213,7 @@ function tmuxArg(value: string): string {
  * The POSIX shell code that runs `runner` (a command that runs the command
  * held in `$__tmux_mcp_c`) and reports its end. `$__tmux_mcp_c` is set before.
  */
-function posixFrame(target: FrameTarget, ids: FrameIds, runner: string): string {
+function posixFrame(target: FrameTarget, ids: RunNames, runner: string): string {
   const tmux = `${shellQuote(target.tmuxBinary)} -S ${shellQuote(target.socketPath)}`;
   const pane = target.paneId;
   const setPath = (path: string) => `printf '\\030\\033]7;%s\\007' '${path}'`;
@@ -227,42 +253,38 @@ function posixFrame(target: FrameTarget, ids: FrameIds, runner: string): string 
 }
 
 /**
- * The tmux client the frame runs once its command ended: it stores status,
- * rows and cursor for a call that waits, then ends the run ({@link finishing});
- * it fails until tmux has read the frame's end escape. `"$__tmux_mcp_s"`
- * (the status) is spliced into its command string.
+ * The tmux client the frame runs once its command ended: it stores status
+ * and cursor for a result that is wanted, then ends the run ({@link
+ * finishing}). It fails until tmux has read the frame's end escape and, when
+ * the result is wanted, until the server's waiter is registered: its copy of
+ * the rows runs right after the signal, before tmux reads the shell's next
+ * output. `"$__tmux_mcp_s"` (the status) is spliced into its command string.
  */
-function reportCommand(tmux: string, ids: FrameIds, pane: string): string {
-  const finish = finishing(ids, pane);
-  // Copies the rows and the cursor once tmux has read the end escape (all
-  // output before it); else fails, and the shell asks again.
-  // Status, rows and cursor only for a call that still waits: nobody would
-  // read them else, and they would be left behind.
+function reportCommand(tmux: string, ids: RunNames, pane: string): string {
   const stored = [
     `set-option -p -t ${pane} ${ids.statusOption} __S__`,
-    `if-shell -F -t ${pane} ${tmuxArg(`#{==:#{${ids.awaitOption}},${AWAIT_ROWS}}`)} ${
-      tmuxArg(`capture-pane -J -S -${TAIL_ROWS} -b ${ids.outputBuffer} -t ${pane}`)
-    }`,
     `set-option -paF -t ${pane} ${ids.statusOption} ${
       tmuxArg(" #{cursor_x} #{cursor_y} #{pane_height}")
     }`,
   ].join(" ; ");
   const synced = [
     `if-shell -F -t ${pane} ${tmuxArg(`#{${ids.awaitOption}}`)} ${tmuxArg(stored)}`,
-    ...finish.map((c) => c.map(tmuxArg).join(" ")),
+    ...finishing(ids, pane).map((c) => c.map(tmuxArg).join(" ")),
   ].join(" ; ");
+  const ready = `#{&&:#{==:#{pane_path},${endedPath(ids.id)}},` +
+    `#{||:#{==:#{${ids.awaitOption}},},#{${ids.watchOption}}}}`;
   // The status (digits) goes into the command string from the shell.
   const [before, after] = synced.split("__S__");
-  return `${tmux} if-shell -F -t ${pane} ${shellQuote(`#{==:#{pane_path},${endedPath(ids.id)}}`)} ${
-    shellQuote(before)
-  }"$__tmux_mcp_s"${shellQuote(after)} ${shellQuote("show-options -v @tmux-mcp-unsynced")}`;
+  return `${tmux} if-shell -F -t ${pane} ${shellQuote(ready)} ${shellQuote(before)}"$__tmux_mcp_s"${
+    shellQuote(after)
+  } ${shellQuote("show-options -v @tmux-mcp-unsynced")}`;
 }
 
 /**
  * The tmux commands that end a run: drop the busy mark while it is still
- * this run's, drop the body's buffer, signal the channel.
+ * this run's, drop the body's option, signal the channel.
  */
-function finishing(ids: FrameIds, pane: string): string[][] {
+function finishing(ids: RunNames, pane: string): string[][] {
   const unmark = [
     "if-shell",
     "-F",
@@ -271,11 +293,9 @@ function finishing(ids: FrameIds, pane: string): string[][] {
     `#{m:${ids.id}.*,#{${RUNNING_OPTION}}}`,
     `set-option -pu -t ${pane} ${RUNNING_OPTION}`,
   ];
-  // Set first: deleting a buffer that is gone would end the command list early.
   return [
     unmark,
-    ["set-buffer", "-b", ids.bodyBuffer, "x"],
-    ["delete-buffer", "-b", ids.bodyBuffer],
+    ["set-option", "-pu", "-t", pane, ids.bodyOption],
     ["wait-for", "-S", ids.channel],
   ];
 }
@@ -291,22 +311,13 @@ function octalAssignment(command: string): string {
   return `__tmux_mcp_c=$(printf '${format}'); __tmux_mcp_c=\${__tmux_mcp_c%x}`;
 }
 
-interface FrameIds {
-  id: string;
-  channel: string;
-  bodyBuffer: string;
-  outputBuffer: string;
-  statusOption: string;
-  awaitOption: string;
-}
-
 /** The refusal a body reports when the shell that runs it is not the pane's own. */
-function refusal(target: FrameTarget, ids: FrameIds, quote: (s: string) => string): string {
+function refusal(target: FrameTarget, ids: RunNames, quote: (s: string) => string): string {
   const tmux = `${quote(target.tmuxBinary)} -S ${quote(target.socketPath)}`;
   return `${tmux} ${
     [
       ["set-option", "-p", "-t", target.paneId, ids.statusOption, REFUSED_STATUS],
-      ["delete-buffer", "-b", ids.bodyBuffer],
+      ["set-option", "-pu", "-t", target.paneId, ids.bodyOption],
       ["wait-for", "-S", ids.channel],
     ].map((c) => c.map(quote).join(" ")).join(" \\; ")
   }`;
@@ -314,21 +325,18 @@ function refusal(target: FrameTarget, ids: FrameIds, quote: (s: string) => strin
 
 /** Builds the frame of one run of `command`. */
 export function buildFrame(target: FrameTarget, command: string, id = newRunId()): Frame {
-  const ids: FrameIds = {
-    id,
-    channel: `tmux-mcp-run-${id}`,
-    bodyBuffer: `${BODY_BUFFER_PREFIX}${id}`,
-    outputBuffer: `${OUTPUT_BUFFER_PREFIX}${id}`,
-    statusOption: `${STATUS_OPTION_PREFIX}${id}`,
-    awaitOption: `${AWAIT_OPTION_PREFIX}${id}`,
-  };
+  const ids = runNames(id);
   const inline = typedInline(command);
-  const fetch = `tmux showb -b${ids.bodyBuffer}`;
+  // With no target, tmux would take the active pane of the session's
+  // current window, which need not be this one.
+  const fetch = `tmux show -pvt${target.paneId} ${ids.bodyOption}`;
   const space = target.suppressHistory ? " " : "";
   let body: string;
   let line: string;
   if (target.kind === "posix") {
-    const take = inline ? "__tmux_mcp_c=$__m; unset __m" : `__tmux_mcp_c=${shellQuote(command)}`;
+    // The body must stay printable ASCII: tmux 3.4+ prints an option's
+    // control characters as escapes (docs/tmux-quirks.md#format-output).
+    const take = inline ? "__tmux_mcp_c=$__m; unset __m" : octalAssignment(command);
     // $$ is the pane's shell in any subshell of it, and no other process.
     body = `trap : INT; ${take}; if [ "$$" != ${target.owner || "0"} ]; then ${
       refusal(target, ids, shellQuote)
@@ -370,6 +378,7 @@ export function buildFrame(target: FrameTarget, command: string, id = newRunId()
     body,
     line,
     echoMark: fetch,
+    echoTail: line.slice(line.lastIndexOf(fetch) + fetch.length),
   };
 }
 
@@ -408,11 +417,14 @@ export interface FramedOutput {
  * given the cursor at its end: the rows below the cursor are not output, nor
  * the cursor's row when the cursor is at its start (the output ended with a
  * newline); the output begins after the last line holding the echo mark.
+ * An echo that filled its last row exactly is joined with the output's first
+ * line: what follows `echoTail` (the rest of the typed line) is output then.
  */
 export function parseFramedOutput(
   rows: readonly string[],
   end: { x: number; y: number; height: number },
   echoMark: string,
+  echoTail?: string,
 ): FramedOutput {
   let lines = rows.slice(0, Math.max(0, rows.length - (end.height - 1 - end.y)));
   if (end.x === 0 && lines.length > 0 && lines.at(-1)!.trim() === "") lines = lines.slice(0, -1);
@@ -423,7 +435,15 @@ export function parseFramedOutput(
       break;
     }
   }
-  return { lines: lines.slice(start + 1), startFound: start >= 0 };
+  const output = lines.slice(start + 1);
+  if (start >= 0 && echoTail !== undefined) {
+    const echo = lines[start];
+    const rest = echo.slice(echo.lastIndexOf(echoMark) + echoMark.length);
+    if (rest.startsWith(echoTail) && rest.length > echoTail.length) {
+      output.unshift(rest.slice(echoTail.length));
+    }
+  }
+  return { lines: output, startFound: start >= 0 };
 }
 
 /**

@@ -340,10 +340,10 @@ export class TmuxMcpServer {
    * Stops timers, ends every subscription and waits for the tool calls in
    * flight to end; the caller closes the transport afterwards. The protocol
    * aborts those calls when the connection closes, and an aborted call still
-   * talks to tmux to leave nothing behind (a run releases its `wait-for`
+   * talks to tmux to leave nothing behind (a wait releases its `wait-for`
    * waiter by signalling its channel: a killed waiter stays registered in
-   * tmux 3.3a and swallows the shell's signal), which must reach tmux before
-   * the transport closes and the process exits.
+   * tmux and swallows the next signal), which must reach tmux before the
+   * transport closes and the process exits.
    */
   async dispose(): Promise<void> {
     this.#disposed = true;

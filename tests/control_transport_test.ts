@@ -18,7 +18,6 @@ import {
 } from "../tmux/control_client.ts";
 import { type ControlOptions, ControlTransport, quoteArgument } from "../tmux/control_transport.ts";
 import { ProcessTransport } from "../tmux/process_transport.ts";
-import { appendCanary, parseAppended } from "../tmux/buffer_read.ts";
 import { TmuxError } from "../tmux/errors.ts";
 import { parseOptionValues } from "../tmux/option_listing.ts";
 import { spawnStats, spawnTmux } from "../tmux/spawn.ts";
@@ -665,30 +664,6 @@ Deno.test("loud round trips: a queue that keeps moving keeps its order past 3 s"
   endSecond();
   (await third)();
   assert(thirdIn);
-});
-
-Deno.test("both transports print a buffer read in the middle of a round trip", async () => {
-  await withServer(MAIN, async ({ args, transport }) => {
-    const data = "a\\b\tc\nlast";
-    const commands = [
-      ["set-buffer", "-b", "mid", "--", data],
-      appendCanary("mid"),
-      ["show-buffer", "-b", "mid"],
-      ["delete-buffer", "-b", "mid"],
-      ["display-message", "-p", "after"],
-    ];
-    // A tmux process prints a buffer only as its only command: the process
-    // transport runs it in a process of its own, between the others. A
-    // control client is sent it in a form that depends on the version: the
-    // known tail tells which.
-    const control = transport();
-    assert(await control.connect(), "attached");
-    for (const via of [new ProcessTransport("tmux", args, "test socket"), control]) {
-      const out = await via.run(commands);
-      assertEquals([out.length, out[4]], [5, "after"], via.name);
-      assertEquals(parseAppended(out[2]), data, via.name);
-    }
-  });
 });
 
 Deno.test("quiet commands: reads are quiet; a capture into a buffer is loud (3.4+ announces it)", () => {

@@ -398,9 +398,9 @@ serverTest(
     });
     assertStringIncludes(pasted, "is in a mode");
     assertEquals(await fixture.tmux("list-buffers"), "");
-    // run_shell_command fills the buffer its line fetches before the guard;
-    // refused, nothing is marked and the buffer goes again.
-    const ran = await underHook("set-buffer", "run_shell_command", {
+    // run_shell_command sets the option its line fetches before the guard;
+    // refused, nothing is marked and the option goes again.
+    const ran = await underHook("set-option", "run_shell_command", {
       paneId: pane,
       command: "echo LEAKED",
     });

@@ -156,13 +156,12 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
       (await fx.tmux("list-clients")).split("\n").filter((line) => line !== "")
     );
     assertEquals(clients, [], "no control client left in tmux");
-    // The run's waiter was released, not killed: tmux 3.3a keeps a killed
-    // waiter registered, and it would swallow the run's end signal.
+    // The run's waiter was released, not killed: tmux keeps a killed waiter
+    // registered, and it would swallow the run's end signal.
     await fx.tmux("wait-for", "-S", "signal-run-finish");
     await eventually(
-      async () =>
-        (await fx.tmux("show-options", "-pqv", "-t", pane, `@tmux_mcp_status_${id}`)) !== "",
-      "the run stored its status",
+      async () => (await fx.tmux("show-options", "-pqv", "-t", pane, "@tmux_mcp_running")) === "",
+      "the run ended",
     );
     await within(
       STEP_BOUND_MS,

@@ -124,20 +124,17 @@ Deno.test("round trips per call: run_shell_command in a warm pane (process mode,
       for (let run = 0; run < 4; run++) {
         await counter.reset();
         await s.ok("run_shell_command", { paneId: pane, command: "printf ok" });
-        // Looks for the prompt after the run (the first goes with the read
-        // of the end) and at the pane during the wait depend on how fast the
-        // shell is: not counted.
+        // Looks for the prompt after the run and at the pane during the
+        // wait depend on how fast the shell is: not counted.
         const started = (await counter.started()).filter((line) =>
           !/^[^;]*display-message -p -t \S+ #\{cursor_x\} [^;]*$/.test(line) &&
           !line.endsWith(" #{pane_dead}")
         );
-        // The guarded line (tmux checks the shell the last run found, and
-        // reads the server's pid and the earlier runs' marks); the waiter;
-        // the frame's report; the status (with the pid and the buffer's
-        // tail), the output buffer, dropping it with the first look for the
-        // prompt (one round trip, which a process transport splits around
-        // show-buffer).
-        if (run > 0) assertEquals(started.length, 6, started.join(" | "));
+        // The run's watch (it reads the status and the rows when the frame
+        // signals); the guarded line (tmux checks the shell the last run
+        // found, and reads the server's pid and the earlier runs' marks); the
+        // frame's report.
+        if (run > 0) assertEquals(started.length, 3, started.join(" | "));
       }
     } finally {
       await s.close();

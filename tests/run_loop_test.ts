@@ -143,12 +143,11 @@ Deno.test("run_shell_command: a run that ended unwatched keeps its result when a
       const busy = await session.fails("run_shell_command", { paneId: pane, command: "true" });
       assertStringIncludes(busy, `runId ${slow.runId}`);
       await fixture.tmux("wait-for", "-S", "gate-b");
+      // Its frame drops the pane's busy mark when it ends.
       await eventually(
         async () =>
-          (await fixture.tmux("show-options", "-p", "-t", pane)).includes(
-            `@tmux_mcp_status_${slow.runId}`,
-          ),
-        "the run has stored its status",
+          (await fixture.tmux("show-options", "-pqv", "-t", pane, "@tmux_mcp_running")) === "",
+        "the run has ended",
       );
       // The next run clears the pane's options, and its output pushes the
       // earlier run's out of the history.

@@ -29,8 +29,6 @@ import {
   typedInline,
   widenOutput,
 } from "../domain/shell_frame.ts";
-import { readBuffer, unvis } from "../tmux/buffer_read.ts";
-import { createTransport, Tmux } from "../tmux/client.ts";
 
 type Run = z.infer<typeof runShellCommand.output>;
 
@@ -102,8 +100,8 @@ for (const transport of ["control", "process"]) {
           assert(rest.length <= 3, "then at most the prompt");
           const command = "echo '<<tmux-mcp:x:end>>'; echo after";
           assert(
-            echo.length <= "$ ".length + shellQuote(command).length + 40,
-            `the echo is the command and at most 40 bytes: ${echo}`,
+            echo.length <= "$ ".length + shellQuote(command).length + 60,
+            `the echo is the command and at most 60 bytes: ${echo}`,
           );
           assert(!shown.includes("__tmux_mcp"), "no frame code on the screen");
         });
@@ -413,17 +411,19 @@ async function startAndCancel(
   assert(await call, "the cancelled call rejects on the client");
 }
 
-Deno.test("run_shell_command: cancelling ends the wait and leaves no tmux child", async () => {
+Deno.test("run_shell_command: cancelling ends the call; the run's watch ends with the run", async () => {
   await withServer(setup(), async (fixture, session, pane) => {
     const pid = session.transport.pid;
     assert(pid !== null && pid !== undefined, "server pid");
     await startAndCancel(fixture, session, pane, pid);
+    // The server still serves, while the run's watch goes on for a later call.
+    await session.ok("list_panes", {});
+    assertEquals((await waitForChildren(pid)).length, 1, "the run's watch goes on");
+    await fixture.tmux("send-keys", "-t", pane, "C-c");
     await eventually(
       async () => (await waitForChildren(pid)).length === 0,
-      "the wait-for child is gone",
+      "the watch ends with the run",
     );
-    // The server still serves.
-    await session.ok("list_panes", {});
   });
 });
 
@@ -450,14 +450,19 @@ Deno.test("run_shell_command: the status of a cancelled run that ends while the 
     const pid = session.transport.pid;
     assert(pid !== null && pid !== undefined, "server pid");
     await startAndCancel(fixture, session, pane, pid);
-    await eventually(async () => (await waitForChildren(pid)).length === 0, "the wait ended");
     // The next run looks while the cancelled run still runs (its shell is
     // not at its prompt), and looks again for a while: C-c ends the run then.
     const looked = fixture.tmux("wait-for", "looked");
-    await fixture.tmux("set-hook", "-g", "after-set-buffer", "wait-for -S looked");
+    // A look sets the frame's body before tmux checks the shell.
+    await fixture.tmux(
+      "set-hook",
+      "-g",
+      "after-set-option",
+      "if -F '#{m:*@tmux_mcp_body_*,#{hook_arguments}}' 'wait-for -S looked'",
+    );
     const next = run(session, pane, "echo next");
     await looked;
-    await fixture.tmux("set-hook", "-gu", "after-set-buffer");
+    await fixture.tmux("set-hook", "-gu", "after-set-option");
     await fixture.tmux("send-keys", "-t", pane, "C-c");
     const done = await next;
     assertEquals([done.outcome, done.exitStatus, done.output.lines], ["completed", 0, ["next"]]);
@@ -583,7 +588,7 @@ async function stagedFrame(fixture: TmuxFixture, pane: string, owner: string, co
     owner,
     kind: "posix",
   }, command);
-  await fixture.tmux("set-buffer", "-b", frame.bodyBuffer, "--", frame.body);
+  await fixture.tmux("set-option", "-p", "-t", pane, frame.bodyOption, frame.body);
   return frame;
 }
 
@@ -628,16 +633,16 @@ Deno.test("shell frame: pure parts", () => {
     kind: "posix" as const,
   };
   const frame = buildFrame(target, "echo hi", "ab12cd");
-  assertEquals(frame.line, ` (__m='echo hi';eval "$(tmux showb -bmab12cd)")`);
+  assertEquals(frame.line, ` (__m='echo hi';eval "$(tmux show -pvt%7 @tmux_mcp_body_ab12cd)")`);
   assertStringIncludes(frame.body, "'/tmp/a b/s'");
   assert(frame.line.includes(frame.echoMark));
-  // The typed line is the command word plus at most 40 bytes.
+  // The typed line is the command word plus at most 60 bytes.
   for (const command of ["true", "make -j4 test", "x".repeat(2000), "echo 'it''s'"]) {
     for (const kind of ["posix", "fish"] as const) {
       const line = buildFrame({ ...target, kind }, command).line;
       const word = kind === "posix" ? shellQuote(command) : fishQuote(command);
       assert(
-        line.length <= word.length + 40,
+        line.length <= word.length + 60,
         `${kind}: ${line.length - word.length} bytes of frame`,
       );
       // deno-lint-ignore no-control-regex
@@ -648,12 +653,17 @@ Deno.test("shell frame: pure parts", () => {
   assert(!plain.line.startsWith(" "));
   assertEquals(
     plain.line,
-    `(eval "$(tmux showb -bm${plain.id})")`,
+    `(eval "$(tmux show -pvt%7 @tmux_mcp_body_${plain.id})")`,
     "a multi-line command rides in the body",
   );
-  assertStringIncludes(plain.body, `__tmux_mcp_c='x\nx\nx\n'`);
+  assertStringIncludes(plain.body, `__tmux_mcp_c=$(printf 'x\\012x\\012x\\012x')`);
+  // deno-lint-ignore no-control-regex
+  assert(!/[\x00-\x1f\x7f-\uffff]/.test(plain.body), "the body is printable ASCII");
   const fish = buildFrame({ ...target, kind: "fish" }, "echo 'a\\b'", "ab12cd");
-  assertEquals(fish.line, ` set __m 'echo \\'a\\\\b\\'';eval (tmux showb -bmab12cd)`);
+  assertEquals(
+    fish.line,
+    ` set __m 'echo \\'a\\\\b\\'';eval (tmux show -pvt%7 @tmux_mcp_body_ab12cd)`,
+  );
   assert(typedInline("ls -l") && !typedInline("a\nb") && !typedInline("é"));
 
   // Rows below the cursor and the cursor's empty row are not output.
@@ -662,6 +672,12 @@ Deno.test("shell frame: pure parts", () => {
     lines: ["one", "two"],
     startFound: true,
   });
+  // An echo that filled its last row exactly is joined with the output's first line.
+  const joined = [`$  (__m=x;eval "$(${frame.echoMark}${frame.echoTail}one`, "two", ""];
+  assertEquals(
+    parseFramedOutput(joined, { x: 0, y: 2, height: 3 }, frame.echoMark, frame.echoTail),
+    { lines: ["one", "two"], startFound: true },
+  );
   assertEquals(
     parseFramedOutput(["tail", "part", ""], { x: 4, y: 1, height: 3 }, frame.echoMark),
     { lines: ["tail", "part"], startFound: false },
@@ -816,6 +832,9 @@ for (const shell of SHELLS) {
           assertEquals((await run(session, pane, "printf abc")).output.lines, ["abc"]);
           const two = await run(session, pane, "echo one\necho 'two  words'");
           assertEquals(two.output.lines, ["one", "two  words"]);
+          // Carried in the body as octal escapes: it must stay printable ASCII.
+          const utf = await run(session, pane, "printf '%s\\n' 'é 100% a\\b ü'\necho end");
+          assertEquals(utf.output.lines, ["é 100% a\\b ü", "end"]);
         });
         await t.step("cd stays inside the command", async () => {
           const before = await run(session, pane, "pwd");
@@ -823,13 +842,13 @@ for (const shell of SHELLS) {
           assertEquals((await run(session, pane, "cd /; pwd")).output.lines, ["/"]);
           assertEquals((await run(session, pane, "pwd")).output.lines, before.output.lines);
         });
-        await t.step("the typed line is the command and at most 40 bytes", async () => {
+        await t.step("the typed line is the command and at most 60 bytes", async () => {
           const command = "echo short-line";
           await run(session, pane, command);
           const shown = (await fixture.tmux("capture-pane", "-p", "-J", "-t", pane)).split("\n");
           const echo = shown.findLast((line) => line.includes(command))!;
           const typed = echo.slice(echo.indexOf("$ ") + 2).trim();
-          assert(typed.length <= command.length + 40, `${typed.length - command.length} bytes`);
+          assert(typed.length <= command.length + 60, `${typed.length - command.length} bytes`);
           assert(!shown.some((line) => line.includes("__tmux_mcp")), "no frame on the screen");
         });
         await t.step("C-c ends a command that timed out; the pane takes the next run", async () => {
@@ -912,23 +931,4 @@ Deno.test("run_shell_command: refuses when the shell does not read the line (pag
     await fixture.runInPane(pane, "set -m");
     assertEquals((await run(session, pane, "echo free")).output.lines, ["free"]);
   });
-});
-
-Deno.test("buffer text comes back exact through either transport's form", async () => {
-  // tmux 3.3a shows a buffer to a control client made visible: \\ \$ \t \ooo.
-  assertEquals(unvis("a\\\\b\\$c\\t\\001\\033é\\\\123"), "a\\b$c\t\x01\x1bé\\123");
-  assertEquals(unvis("\\303\\251"), "é");
-  assertEquals(unvis("plain"), "plain");
-  await using fixture = await TmuxFixture.start();
-  const data = "a\\b$c\"d'e\tf\x01g\x1b[0mé\n~h\\123\n";
-  for (const mode of ["control", "process"] as const) {
-    const socket = { kind: "path" as const, path: fixture.socketPath, source: "flag" as const };
-    const tmux = new Tmux("tmux", socket, createTransport("tmux", socket, mode));
-    try {
-      await fixture.tmux("set-buffer", "-b", "exact", "--", data);
-      assertEquals(await readBuffer(tmux, "exact"), data, mode);
-    } finally {
-      await tmux.transport.close();
-    }
-  }
 });

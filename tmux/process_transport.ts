@@ -44,19 +44,9 @@ export class ProcessTransport implements Transport {
     readonly socketLabel: string,
   ) {}
 
-  /**
-   * Runs the commands chained in one process; outputs are split on a marker
-   * line. A `show-buffer` runs in a process of its own (with the commands
-   * before it in one, those after it in another): a tmux process prints a
-   * buffer only as its first and only command.
-   */
-  async run(commands: string[][], options: RunOptions = {}): Promise<string[]> {
-    const at = commands.findIndex(([name]) => name === "show-buffer" || name === "showb");
-    if (commands.length === 1 || at < 0) return await this.#chained(commands, options);
-    const outputs = at > 0 ? await this.#chained(commands.slice(0, at), options) : [];
-    outputs.push(...await this.#chained([commands[at]], options));
-    if (at + 1 < commands.length) outputs.push(...await this.run(commands.slice(at + 1), options));
-    return outputs;
+  /** Runs the commands chained in one process; outputs are split on a marker line. */
+  run(commands: string[][], options: RunOptions = {}): Promise<string[]> {
+    return this.#chained(commands, options);
   }
 
   async #chained(commands: string[][], options: RunOptions): Promise<string[]> {

@@ -10,6 +10,7 @@
 
 import { socketArgs, type Tmux } from "./client.ts";
 import { classifyTmuxFailure, TmuxError } from "./errors.ts";
+import { encodeArgument } from "./process_transport.ts";
 import { spawnTmux } from "./spawn.ts";
 
 /** Options of {@link waitForChannel}. */
@@ -48,6 +49,22 @@ export const MAX_WAITS = 32;
 /** Waits running now. */
 let waits = 0;
 
+/** Watches running now, with the tmux they run on. */
+const watches = new Map<ChannelWatch, Tmux>();
+
+/**
+ * Releases every watch on `tmux` and waits for them to end: before this
+ * process exits, as a killed waiter stays registered in tmux
+ * (docs/tmux-quirks.md#wait-for).
+ */
+export async function endWatches(tmux: Tmux): Promise<void> {
+  const ending = [...watches].filter(([, on]) => on === tmux).map(([watch]) => {
+    watch.release();
+    return watch.ended;
+  });
+  await Promise.allSettled(ending);
+}
+
 /**
  * Waits until `channel` is signalled (`tmux wait-for -S`) or `timeoutMs`
  * passes. tmux also ends a waiter when its server exits; that is reported as
@@ -59,6 +76,16 @@ export async function waitForChannel(
   channel: string,
   options: WaitOptions,
 ): Promise<"signalled" | "timeout"> {
+  reserveWait(channel);
+  try {
+    return await waitOnce(tmux, channel, options);
+  } finally {
+    waits--;
+  }
+}
+
+/** Counts a wait on `channel` among {@link MAX_WAITS}; throws for a bad name or too many. */
+function reserveWait(channel: string): void {
   if (!CHANNEL_NAME.test(channel)) {
     throw new TmuxError(
       "failed",
@@ -74,11 +101,105 @@ export async function waitForChannel(
     );
   }
   waits++;
-  try {
-    return await waitOnce(tmux, channel, options);
-  } finally {
+}
+
+/** Options of {@link watchChannel}. */
+export interface WatchOptions {
+  /** Commands run right before the wait, in the same client (e.g. marking it registered). */
+  before: string[][];
+  /** Commands run once the wait ends, in the same pass of tmux's queue as the signal. */
+  then: string[][];
+  /** Release the watch after this many milliseconds. */
+  timeoutMs: number;
+}
+
+/** A running {@link watchChannel}. */
+export interface ChannelWatch {
+  /**
+   * The outputs of the `then` commands, once the channel was signalled or
+   * the watch released; rejects when tmux failed them or the server exited.
+   */
+  readonly ended: Promise<string[]>;
+  /** True once {@link ChannelWatch.ended} has settled. */
+  readonly settled: boolean;
+  /** Ends the wait by signalling the channel (the `then` commands still run). */
+  release(): void;
+  /**
+   * Kills the waiter, for a tmux that does not answer: a killed waiter
+   * stays registered in tmux (docs/tmux-quirks.md#wait-for).
+   */
+  abandon(): void;
+}
+
+/**
+ * Waits on `channel` in a `tmux` process that runs `before`, the wait, then
+ * `then`: tmux runs `then` as soon as the channel is signalled, before it
+ * reads any terminal output again, so it sees what the signaller left. Only
+ * for channels that no one else waits on. Counts among {@link MAX_WAITS}
+ * until it ends; throws at once for a bad name or too many waits.
+ */
+export function watchChannel(tmux: Tmux, channel: string, options: WatchOptions): ChannelWatch {
+  reserveWait(channel);
+  const marker = `tmux-mcp-watch-${crypto.randomUUID()}`;
+  const commands = [
+    ...options.before,
+    ["wait-for", "--", channel],
+    ...options.then.flatMap((c, i) => i === 0 ? [c] : [["display-message", "-p", marker], c]),
+  ];
+  const args = [...socketArgs(tmux.socket)];
+  commands.forEach((command, i) =>
+    args.push(...(i > 0 ? [";"] : []), ...command.map(encodeArgument))
+  );
+  const kill = new AbortController();
+  let grace: ReturnType<typeof setTimeout> | undefined;
+  let released = false;
+  let settled = false;
+  const release = () => {
+    if (released || settled) return;
+    released = true;
+    grace = setTimeout(() => kill.abort(), RELEASE_GRACE_MS);
+    // Without tmux to signal through, killing is all that is left.
+    tmux.one(["wait-for", "-S", "--", channel]).catch(() => kill.abort());
+  };
+  const timer = setTimeout(release, Math.max(0, options.timeoutMs));
+  const ended = watchProcess(tmux, args, marker, options, kill.signal).finally(() => {
+    settled = true;
+    clearTimeout(timer);
+    clearTimeout(grace);
     waits--;
-  }
+    watches.delete(watch);
+  });
+  // Nobody may be listening when a kept watch fails: that is no crash.
+  ended.catch(() => {});
+  const watch: ChannelWatch = {
+    ended,
+    get settled() {
+      return settled;
+    },
+    release,
+    abandon: () => kill.abort(),
+  };
+  watches.set(watch, tmux);
+  return watch;
+}
+
+/** Runs a watch's process; resolves with the outputs of its `then` commands (split on `marker`). */
+async function watchProcess(
+  tmux: Tmux,
+  args: string[],
+  marker: string,
+  options: WatchOptions,
+  signal: AbortSignal,
+): Promise<string[]> {
+  const { code, stdout, stderr } = await spawnTmux(tmux.binary, args, {
+    timeoutMs: Math.max(0, options.timeoutMs) + 2 * RELEASE_GRACE_MS,
+    signal,
+  });
+  if (code !== 0) throw classifyTmuxFailure(new TextDecoder().decode(stderr), tmux.label);
+  const outputs = new TextDecoder().decode(stdout).split(`${marker}\n`);
+  // A waiter whose server exits ends with status 0 and no output.
+  if (outputs.length !== options.then.length) checkServer(tmux, "", null);
+  return outputs.map((part) => part.endsWith("\n") ? part.slice(0, -1) : part);
 }
 
 /** {@link waitForChannel} for a valid channel, one process. */

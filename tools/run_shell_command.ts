@@ -3,20 +3,28 @@
 import { z } from "zod";
 import { budgetLines, type Content, contentText } from "../core/budget.ts";
 import { ToolError } from "../core/errors.ts";
-import { type KeptRun, KeptRuns } from "../domain/kept_runs.ts";
+import { KEPT_LIMITS, type KeptRun, KeptRuns } from "../domain/kept_runs.ts";
 import { budget } from "../core/panes.ts";
 import { withProgress } from "../core/progress_ticker.ts";
 import { earlierRun, leftovers } from "../domain/earlier_runs.ts";
-import { promptBack, promptRead } from "../domain/prompt_back.ts";
-import { collect, type Outcome, OUTCOMES } from "../domain/run_result.ts";
+import { promptBack } from "../domain/prompt_back.ts";
+import {
+  type Ended,
+  type Outcome,
+  OUTCOMES,
+  outputSoFar,
+  readEnded,
+  releasedOutput,
+  type WatchedFrame,
+  watchRun,
+} from "../domain/run_result.ts";
 import { defineTool, type ToolContext } from "../core/registry.ts";
 import { content, maxLines, paneId, timeoutSeconds } from "../core/schemas.ts";
-import { AWAIT_ROWS, type Frame, newRunId, type RunningMark } from "../domain/shell_frame.ts";
-import { typeRunLine } from "../domain/run_typing.ts";
+import { newRunId, runNames, type RunningMark } from "../domain/shell_frame.ts";
+import { type TypedLine, typeRunLine } from "../domain/run_typing.ts";
 import { TmuxError } from "../tmux/errors.ts";
-import { paneTarget } from "../tmux/targets.ts";
 import { paneLineCommand } from "../tmux/views.ts";
-import { waitForChannel } from "../tmux/wait_for.ts";
+import type { ChannelWatch } from "../tmux/wait_for.ts";
 
 /** A run's id, as {@link newRunId} makes it. */
 const RUN_ID = /^[0-9a-z]{6}$/;
@@ -32,8 +40,13 @@ interface ActiveRun {
 
 // Calls running a command in a pane right now, by socket + pane.
 const active = new Map<string, ActiveRun>();
-// Runs that outlived their call, for a later call with their runId.
-const kept = new KeptRuns<Frame>();
+// Runs that outlived their call, for a later call with their runId; a run
+// no longer kept has its watch ended.
+const kept = new KeptRuns<WatchedFrame>(
+  KEPT_LIMITS,
+  undefined,
+  (run) => run.frame.watch.release(),
+);
 
 /** The run_shell_command tool. */
 export const runShellCommand = defineTool({
@@ -92,11 +105,9 @@ export const runShellCommand = defineTool({
       if (!earlier.signal.aborted) {
         throw busy(args.paneId, "another run_shell_command call is waiting on it");
       }
-      // A cancelled call waits no more: a run it typed is now an earlier run
-      // that the pane's marks describe (previousRun). It only ends its wait by
-      // signalling the run's channel, which previousRun waits on too; let
-      // that signal pass first (a few ms, RELEASE_GRACE_MS at most), or it
-      // could wake previousRun and pass a run still going for ended.
+      // A cancelled call waits no more, but is still keeping the run it
+      // typed for a later call: let it finish, so that this call's busy
+      // message can name that run.
       await earlier.ended;
     }
     const ended = Promise.withResolvers<void>();
@@ -150,20 +161,44 @@ async function run(args: RunArgs & { command: string }, ctx: ToolContext) {
       kept.has(earlier.id) ? earlier.id : undefined,
     );
   const request = { ...args, suppressHistory: args.suppressHistory ?? true };
-  const { frame, owner, serverPid, listing } = await typeRunLine(
-    ctx,
-    request,
-    newRunId(),
-    earlierBusy,
-  );
-  await settleEarlier(ctx, args.paneId, owner, frame.id, listing);
-  const typed = { id: frame.id, label: ctx.tmux.label, paneId: args.paneId, owner, frame };
-  return await waitAndCollect(ctx, { ...typed, startedAt: started }, args, serverPid);
+  const id = newRunId();
+  // Started before the line is typed: a frame whose result is wanted ends
+  // only once its watch is registered. It outlives a call that times out.
+  const watchMs = KEPT_LIMITS.ms + ctx.settings.waitMaxSeconds * 1000;
+  const watch = watchRun(ctx, args.paneId, runNames(id), watchMs);
+  let typed: TypedLine;
+  try {
+    typed = await typeRunLine(ctx, request, id, earlierBusy);
+  } catch (error) {
+    // Signalling goes through tmux: a tmux that does not answer gets none.
+    const unanswered = error instanceof TmuxError &&
+      ["timeout", "no_server", "missing", "bad_socket"].includes(error.kind);
+    if (unanswered) watch.abandon();
+    else watch.release();
+    await watch.ended.catch(() => {});
+    throw error;
+  }
+  const { frame, owner, serverPid, listing } = typed;
+  const run: KeptRun<WatchedFrame> = {
+    id,
+    label: ctx.tmux.label,
+    paneId: args.paneId,
+    owner,
+    frame: { ...frame, watch, serverPid },
+    startedAt: started,
+  };
+  try {
+    await settleEarlier(ctx, args.paneId, owner, id, listing);
+  } catch (error) {
+    kept.keep(run);
+    throw error;
+  }
+  return await waitAndCollect(ctx, run, args);
 }
 
 /**
  * Once a line is typed, no earlier run of the pane is still going (the
- * shell was at its prompt): reads the results of kept runs that ended,
+ * shell was at its prompt): takes the results of kept runs that ended,
  * then drops what earlier runs left behind (run `current` is the new one).
  * `listing` is the pane's options right before the line.
  */
@@ -175,57 +210,92 @@ async function settleEarlier(
   listing: string,
 ): Promise<void> {
   const earlier = earlierRun(listing, owner);
-  await settleKept(ctx, paneId, owner, listing.split("\n").map((line) => line.split(" ", 1)[0]));
+  await settleKept(ctx, paneId, owner, earlier);
   const cleanup = leftovers(paneId, listing, earlier, current);
   if (cleanup.length > 0) await ctx.tmux.run(cleanup);
+}
+
+/** What a call learned of a run when its wait ended. */
+interface Concluded {
+  outcome: Outcome;
+  ended: Ended | null;
+  lines: string[];
 }
 
 /**
  * Waits for `run` within this call's timeout and reads its result; a run
  * that outlives the call is kept for a later call with its runId.
- * `serverPid`, read before the line was typed, saves reading it around the wait.
  */
-async function waitAndCollect(
-  ctx: ToolContext,
-  run: KeptRun<Frame>,
-  args: WaitArgs,
-  serverPid?: string,
-) {
+async function waitAndCollect(ctx: ToolContext, run: KeptRun<WatchedFrame>, args: WaitArgs) {
   const ceiling = ctx.settings.waitMaxSeconds;
   const effective = Math.min(args.timeoutSeconds ?? ceiling, ceiling);
   const since = (at: number) => Math.round(at - run.startedAt) / 1000;
-  const outcome = await withProgress(
+  const waited = await withProgress(
     ctx,
     `running in ${run.paneId}`,
     since(performance.now()),
     effective,
-    () => waitForRun(ctx, run.paneId, run.frame.channel, effective * 1000, serverPid),
+    () => waitForRun(ctx, run.paneId, run.frame.watch, effective * 1000),
   );
   const elapsedSeconds = since(performance.now());
-  const result = await collect(ctx, run.paneId, run.frame, outcome, true, serverPid, [
-    promptRead(run.paneId),
-  ]);
-  // The next line typed (or cursor taken) must find the prompt drawn.
-  if (result.outcome === "completed") {
-    await promptBack(ctx, run.paneId, result.also?.[0], result.end);
-  }
-  const stillRunning = result.outcome === "timed_out" || result.outcome === "cancelled";
-  if (stillRunning) kept.keep(run);
-  else kept.forget(run.id, "its result was returned already");
-  const output = budget(ctx, result.lines, args.maxLines);
-  if (result.outputIncomplete) output.truncated = true;
+  const { outcome, ended, lines } = await conclude(ctx, run, waited);
+  const stillRunning = outcome === "timed_out" || outcome === "cancelled";
+  const output = budget(ctx, ended?.lines ?? lines, args.maxLines);
+  if (ended?.outputIncomplete) output.truncated = true;
   return {
     paneId: run.paneId,
-    outcome: result.outcome,
-    exitStatus: result.exitStatus,
+    outcome,
+    exitStatus: ended?.exitStatus ?? null,
     output,
-    outputIncomplete: result.outputIncomplete,
+    outputIncomplete: ended?.outputIncomplete ?? false,
     elapsedSeconds,
     effectiveTimeoutSeconds: effective,
     timeoutClamped: (args.timeoutSeconds ?? 0) > ceiling,
     stillRunning,
     runId: stillRunning ? run.id : null,
   };
+}
+
+/**
+ * Reads what a wait that ended with `outcome` left: the result of a run
+ * that ended (once its shell has drawn the prompt again), the output so far
+ * of one that goes on (kept for a later call), a dead pane's last rows.
+ */
+async function conclude(
+  ctx: ToolContext,
+  run: KeptRun<WatchedFrame>,
+  outcome: Outcome,
+): Promise<Concluded> {
+  const { watch } = run.frame;
+  if (outcome === "timed_out" || outcome === "cancelled") {
+    kept.keep(run);
+    const lines = outcome === "timed_out" ? await outputSoFar(ctx, run.paneId, run.frame) : [];
+    return { outcome, ended: null, lines };
+  }
+  kept.forget(run.id, "its result was returned already");
+  if (outcome === "pane_exited") {
+    watch.release();
+    const outputs = await watch.ended.catch(() => null);
+    return { outcome, ended: null, lines: outputs ? releasedOutput(run.frame, outputs) : [] };
+  }
+  let ended: Ended | null;
+  try {
+    ended = await readEnded(ctx, run.paneId, run.frame, await watch.ended);
+  } catch (error) {
+    if (error instanceof TmuxError && error.kind === "no_target") {
+      return { outcome: "pane_exited", ended: null, lines: [] };
+    }
+    throw error;
+  }
+  if (ended === null) {
+    throw new ToolError(
+      "the run's channel was signalled before the command ended",
+      "Something else may have signalled it; look at the pane and run the command again.",
+    );
+  }
+  // The next line typed (or cursor taken) must find the prompt drawn.
+  await promptBack(ctx, run.paneId, undefined, ended.end);
+  return { outcome, ended, lines: [] };
 }
 
 /** Waits again for run `runId`, which an earlier call left running. */
@@ -237,13 +307,9 @@ async function resume(args: WaitArgs, runId: string, ctx: ToolContext) {
       "Check the pane (capture_pane), and run the command again if needed.",
     );
   }
-  const ended = run.ended ?? (await sameShell(ctx, run) ? undefined : null);
-  if (ended === undefined) {
+  const ended = run.ended;
+  if (ended === undefined && await sameShell(ctx, run)) {
     try {
-      // A call waits again: the frame copies its rows at the end.
-      await ctx.tmux.run([
-        ["set-option", "-p", "-t", paneTarget(run.paneId), run.frame.awaitOption, AWAIT_ROWS],
-      ]);
       return await waitAndCollect(ctx, run, args);
     } catch (error) {
       // Not waited for to the end (the server went, a read failed): a later call may.
@@ -251,11 +317,12 @@ async function resume(args: WaitArgs, runId: string, ctx: ToolContext) {
       throw error;
     }
   }
+  // Its shell was respawned or its pane closed, with the run.
+  if (ended === undefined) run.frame.watch.release();
   kept.forget(run.id, "its result was returned already");
   const ceiling = ctx.settings.waitMaxSeconds;
   return {
     paneId: run.paneId,
-    // null: the pane's shell was respawned or the pane closed, with the run.
     outcome: ended ? "completed" as const : "pane_exited" as const,
     exitStatus: ended?.exitStatus ?? null,
     output: rebudget(ctx, ended?.output, args.maxLines),
@@ -269,7 +336,7 @@ async function resume(args: WaitArgs, runId: string, ctx: ToolContext) {
 }
 
 /** True when the shell `run` was typed into still runs in its pane. */
-async function sameShell(ctx: ToolContext, run: KeptRun<Frame>): Promise<boolean> {
+async function sameShell(ctx: ToolContext, run: KeptRun<WatchedFrame>): Promise<boolean> {
   try {
     return await ctx.tmux.one(paneLineCommand(run.paneId, "#{pane_pid}")) === run.owner;
   } catch (error) {
@@ -303,32 +370,36 @@ function busy(paneId: string, why: string, runId?: string): ToolError {
   );
 }
 
+/** How long a kept run that ended may take to hand over its result. */
+const SETTLE_MS = 2_000;
+
 /**
- * Before a new run clears the pane's options: reads the result of each kept
- * run of the pane that ended (`options` names its status option), which no
- * call could read afterwards, and drops kept runs that cannot end (their
- * line never ran, or their shell was restarted).
+ * Once a new line was typed into the pane of `owner`: takes the result of
+ * each kept run of the pane that ended (its watch read it), and drops kept
+ * runs that cannot end: their shell was restarted, or their line never ran
+ * (`earlier`, the pane's busy mark before the line, still names them).
  */
 async function settleKept(
   ctx: ToolContext,
   paneId: string,
   owner: string,
-  options: string[],
+  earlier: RunningMark | null,
 ): Promise<void> {
   for (const run of kept.onPane(ctx.tmux.label, paneId)) {
     if (run.ended) continue;
     if (run.owner !== owner) {
       kept.forget(run.id, "the pane's shell was restarted, which ended it");
-    } else if (!options.includes(run.frame.statusOption)) {
+    } else if (earlier?.id === run.id) {
       kept.forget(run.id, "the shell never ran its line (a later run took the pane)");
     } else {
       try {
-        // Other lines follow its output on the screen by now: rows or nothing.
-        const result = await collect(ctx, paneId, run.frame, "completed", false);
+        const outputs = await within(run.frame.watch.ended, SETTLE_MS);
+        const ended = await readEnded(ctx, paneId, run.frame, outputs);
+        if (ended === null) throw new ToolError("it stored no exit status", "");
         run.ended = {
-          exitStatus: result.exitStatus ?? 0,
-          output: budget(ctx, result.lines),
-          outputIncomplete: result.outputIncomplete,
+          exitStatus: ended.exitStatus,
+          output: budget(ctx, ended.lines),
+          outputIncomplete: ended.outputIncomplete,
           elapsedSeconds: Math.round(performance.now() - run.startedAt) / 1000,
         };
       } catch (error) {
@@ -339,16 +410,28 @@ async function settleKept(
   }
 }
 
+/** `promise`, or a ToolError once `ms` passed. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ToolError(`it did not end within ${ms} ms`, "")), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
- * Waits for the run's channel while checking that the pane lives on. With
- * `serverPid`, the wait does not read the server's pid: {@link collect} checks it.
+ * Waits for the run's watch to end, within `timeoutMs`, while checking that
+ * the pane lives on; the watch itself goes on.
  */
 async function waitForRun(
   ctx: ToolContext,
   paneId: string,
-  channel: string,
+  watch: ChannelWatch,
   timeoutMs: number,
-  serverPid?: string,
 ): Promise<Outcome> {
   const paneGone = new AbortController();
   let checking = true;
@@ -361,7 +444,7 @@ async function waitForRun(
         return;
       }
     } catch (error) {
-      // The wait itself reports a vanished server; anything else ends the wait too.
+      // The watch itself reports a vanished server; anything else ends the wait too.
       if (!(error instanceof TmuxError)) throw error;
       paneGone.abort();
       return;
@@ -369,25 +452,22 @@ async function waitForRun(
     if (checking) timer = setTimeout(check, PANE_CHECK_MS);
   };
   timer = setTimeout(check, PANE_CHECK_MS);
+  const stop = AbortSignal.any([ctx.signal, paneGone.signal]);
+  let onStop = () => {};
+  let deadline: ReturnType<typeof setTimeout> | undefined;
   try {
-    const state = await waitForChannel(ctx.tmux, channel, {
-      timeoutMs,
-      signal: AbortSignal.any([ctx.signal, paneGone.signal]),
-      // The channel is this run's alone. A killed waiter would stay in tmux
-      // and swallow the shell's later signal.
-      release: true,
-      serverPid,
-      confirm: serverPid === undefined,
+    return await new Promise<Outcome>((resolve) => {
+      watch.ended.then(() => resolve("completed"), () => resolve("completed"));
+      deadline = setTimeout(() => resolve("timed_out"), Math.max(0, timeoutMs));
+      onStop = () => resolve(ctx.signal.aborted ? "cancelled" : "pane_exited");
+      if (stop.aborted) onStop();
+      else stop.addEventListener("abort", onStop, { once: true });
     });
-    return state === "signalled" ? "completed" : "timed_out";
-  } catch (error) {
-    if (error instanceof TmuxError && error.kind === "cancelled") {
-      return ctx.signal.aborted ? "cancelled" : "pane_exited";
-    }
-    throw error;
   } finally {
     checking = false;
     clearTimeout(timer);
+    clearTimeout(deadline);
+    stop.removeEventListener("abort", onStop);
   }
 }
 
