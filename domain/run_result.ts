@@ -1,6 +1,6 @@
 /**
  * Watching a `run_shell_command` run and reading its result. The run's
- * waiter is a `tmux wait-for` process started before the line is typed; it
+ * waiter is a `tmux wait-for` process started as its line is typed; it
  * marks itself registered in a pane option (the frame ends only once it
  * sees that mark, when the result is wanted) and, right after the frame's
  * signal, reads the status option and copies the pane's rows: tmux runs
@@ -24,7 +24,12 @@ import {
 } from "./shell_frame.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { HISTORY_READ_TIMEOUT_MS } from "../tmux/transport.ts";
-import { type ChannelWatch, checkServer, watchChannel } from "../tmux/wait_for.ts";
+import {
+  type ChannelWatch,
+  checkServer,
+  type PendingWatch,
+  reserveWatch,
+} from "../tmux/wait_for.ts";
 
 /** How a run's wait ended. */
 export const OUTCOMES = ["completed", "timed_out", "pane_exited", "cancelled"] as const;
@@ -44,18 +49,19 @@ export interface Ended {
 }
 
 /**
- * Starts the watch on run `names` in `paneId`, before its line is typed:
- * it ends when the frame signals, or when released, or after `timeoutMs`.
+ * The watch on run `names` in `paneId`, counted before its line is typed:
+ * once started, it ends when the frame signals, or when released, or after
+ * `timeoutMs`.
  */
-export function watchRun(
+export function reserveRunWatch(
   ctx: ToolContext,
   paneId: string,
   names: RunNames,
   timeoutMs: number,
-): ChannelWatch {
+): PendingWatch {
   const target = paneTarget(paneId);
   const unset = (name: string) => ["set-option", "-pu", "-t", target, name];
-  return watchChannel(ctx.tmux, names.channel, {
+  return reserveWatch(ctx.tmux, names.channel, {
     before: [["set-option", "-p", "-t", target, names.watchOption, "1"]],
     then: [
       ["display-message", "-p", "-t", target, `#{pid} #{${names.statusOption}}`],

@@ -131,6 +131,39 @@ export interface ChannelWatch {
   abandon(): void;
 }
 
+/** A watch counted among {@link MAX_WAITS}, not started yet. */
+export interface PendingWatch {
+  /** Starts the watch (once). */
+  start(): ChannelWatch;
+  /** Gives the slot back when the watch will not be started. */
+  cancel(): void;
+}
+
+/**
+ * Counts a {@link watchChannel} among {@link MAX_WAITS} now (throws at once
+ * for a bad name or too many waits) and starts it later.
+ */
+export function reserveWatch(
+  tmux: Tmux,
+  channel: string,
+  options: WatchOptions,
+): PendingWatch {
+  reserveWait(channel);
+  let taken = false;
+  return {
+    start() {
+      if (taken) throw new Error("a watch is started once");
+      taken = true;
+      return startWatch(tmux, channel, options);
+    },
+    cancel() {
+      if (taken) return;
+      taken = true;
+      waits--;
+    },
+  };
+}
+
 /**
  * Waits on `channel` in a `tmux` process that runs `before`, the wait, then
  * `then`: tmux runs `then` as soon as the channel is signalled, before it
@@ -139,7 +172,11 @@ export interface ChannelWatch {
  * until it ends; throws at once for a bad name or too many waits.
  */
 export function watchChannel(tmux: Tmux, channel: string, options: WatchOptions): ChannelWatch {
-  reserveWait(channel);
+  return reserveWatch(tmux, channel, options).start();
+}
+
+/** {@link watchChannel} for a wait already counted. */
+function startWatch(tmux: Tmux, channel: string, options: WatchOptions): ChannelWatch {
   const marker = `tmux-mcp-watch-${crypto.randomUUID()}`;
   const commands = [
     ...options.before,
