@@ -1,9 +1,11 @@
 /**
  * Waiting on a tmux `wait-for` channel. A control-mode client ends the
  * block of a `wait-for` at once and holds its later commands until the
- * signal, so the wait runs as its own `tmux wait-for` process, ended and
- * reaped on timeout, on abort, and when this process exits. A killed
- * waiter lingers in tmux: docs/tmux-quirks.md#wait-for.
+ * signal, so each wait runs as its own `tmux wait-for` process: a plain wait
+ * (wait_for_channel) is killed on timeout and on abort; a watch (a run's
+ * end, on a channel of its own) is released by signalling its channel, and
+ * runs commands after its wait. A killed waiter lingers in tmux:
+ * docs/tmux-quirks.md#wait-for.
  *
  * @module
  */
@@ -19,19 +21,6 @@ export interface WaitOptions {
   timeoutMs: number;
   /** Abort the wait (rejects with a TmuxError of kind cancelled). */
   signal?: AbortSignal;
-  /**
-   * End a timed-out or aborted wait by signalling the channel instead of
-   * killing the waiter (no phantom waiter is left). Only for channels that
-   * no one else waits on: the signal would wake them too.
-   */
-  release?: boolean;
-  /** The server's `#{pid}`, read by the caller right before: saves reading it here. */
-  serverPid?: string;
-  /**
-   * False: a signal resolves "signalled" without reading the server's pid
-   * again; the caller compares it in its next round trip ({@link checkServer}).
-   */
-  confirm?: boolean;
 }
 
 /** How long a released waiter may take to leave before it is killed. */
@@ -239,7 +228,10 @@ async function watchProcess(
   return outputs.map((part) => part.endsWith("\n") ? part.slice(0, -1) : part);
 }
 
-/** {@link waitForChannel} for a valid channel, one process. */
+/**
+ * {@link waitForChannel} for a valid channel, one process, killed on timeout
+ * or abort: the channel may be someone else's too, whom a signal would wake.
+ */
 async function waitOnce(
   tmux: Tmux,
   channel: string,
@@ -247,18 +239,13 @@ async function waitOnce(
 ): Promise<"signalled" | "timeout"> {
   // The server's pid before and after tells a signal from a server that
   // exited (or was replaced) during the wait.
-  const before = options.serverPid ?? await serverPid(tmux);
+  const before = await serverPid(tmux);
   if (options.signal?.aborted) throw cancelledWait();
   const kill = new AbortController();
   let ended: "timeout" | "cancelled" | undefined;
-  let grace: ReturnType<typeof setTimeout> | undefined;
   const end = (why: "timeout" | "cancelled") => {
-    if (ended) return;
-    ended = why;
-    if (!options.release) return kill.abort();
-    grace = setTimeout(() => kill.abort(), RELEASE_GRACE_MS);
-    // Without tmux to signal through, killing is all that is left.
-    tmux.one(["wait-for", "-S", "--", channel]).catch(() => kill.abort());
+    ended ??= why;
+    kill.abort();
   };
   const timer = setTimeout(() => end("timeout"), Math.max(0, options.timeoutMs));
   const onAbort = () => end("cancelled");
@@ -281,13 +268,11 @@ async function waitOnce(
     return "timeout";
   } finally {
     clearTimeout(timer);
-    clearTimeout(grace);
     options.signal?.removeEventListener("abort", onAbort);
   }
   if (ended === "cancelled") throw cancelledWait();
   if (ended === "timeout") return "timeout";
   if (code !== 0) throw classifyTmuxFailure(new TextDecoder().decode(stderr), tmux.label);
-  if (options.confirm === false) return "signalled";
   let after: string | null;
   try {
     after = await serverPid(tmux);
