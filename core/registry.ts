@@ -70,9 +70,13 @@ export interface ToolContext {
 }
 
 /** A tool: contract, classification and behaviour in one record. */
-export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+export interface ToolDef<
+  I extends z.ZodObject = z.ZodObject,
+  O extends z.ZodObject = z.ZodObject,
+  N extends string = string,
+> {
   /** snake_case tool name. */
-  name: string;
+  name: N;
   /** Human title. */
   title: string;
   /** What it does, after the class sentence the registry puts first. */
@@ -108,9 +112,9 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
 }
 
 /** Declares a tool; the identity function that gives handlers their types. */
-export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
-  def: ToolDef<I, O>,
-): ToolDef<I, O> {
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject, N extends string>(
+  def: ToolDef<I, O, N>,
+): ToolDef<I, O, N> {
   return def;
 }
 

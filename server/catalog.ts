@@ -55,8 +55,11 @@ import { killSession } from "../tools/kill_session.ts";
 /** What start-up needs to check a selection that keeps the batch tool. */
 export { nestable, READ_BATCH } from "../tools/call_read_tools_batch.ts";
 
-/** All implemented tools, in the contract's order within each toolset. */
-export const CATALOG: readonly AnyTool[] = [
+/**
+ * All implemented tools, in the contract's order within each toolset; each
+ * keeps its own type (the tests type each tool's result by name from it).
+ */
+export const CATALOG = [
   // inspect
   listSessions,
   listWindows,
@@ -108,7 +111,7 @@ export const CATALOG: readonly AnyTool[] = [
   killPane,
   killWindow,
   killSession,
-];
+] as const satisfies readonly AnyTool[];
 
 /**
  * True when one of the tools named `selected` returns what panes show

@@ -61,7 +61,10 @@ function inputFor(nested: readonly AnyTool[]) {
   });
 }
 
-function build(nested: readonly AnyTool[]): AnyTool {
+/** The batch tool: its schemas depend on the tools it may call, so they stay untyped here. */
+type BatchTool = AnyTool & { name: typeof READ_BATCH };
+
+function build(nested: readonly AnyTool[]): BatchTool {
   return defineTool({
     name: READ_BATCH,
     title: "Call read tools batch",
