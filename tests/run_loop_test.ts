@@ -196,7 +196,9 @@ Deno.test("run_shell_command: a long wait reports progress", async () => {
 
 Deno.test("kept runs: bounded in count and time, and say what became of a dropped one", () => {
   let now = 0;
-  const runs = new KeptRuns<null>({ count: 2, ms: 60_000 }, () => now);
+  // Each run no longer kept is handed back once (its watch is ended then).
+  const dropped: string[] = [];
+  const runs = new KeptRuns<null>({ count: 2, ms: 60_000 }, () => now, (r) => dropped.push(r.id));
   const run = (id: string) => ({
     id,
     label: "s",
@@ -213,6 +215,9 @@ Deno.test("kept runs: bounded in count and time, and say what became of a droppe
   assertStringIncludes(JSON.stringify(runs.take("s", "%2", "b")), "runs in pane %1");
   now = 60_000;
   assertStringIncludes(JSON.stringify(runs.take("s", "%1", "c")), "within 1 minutes");
+  // Evicted (a), expired (b, c); forgetting one no longer kept drops nothing more.
+  runs.forget("b", "collected");
+  assertEquals(dropped, ["a", "b", "c"]);
   // Waited for again, a run's time starts over.
   now = 0;
   const fresh = new KeptRuns<null>({ count: 2, ms: 60_000 }, () => now);
