@@ -84,8 +84,10 @@ export async function readEnded(
   ctx: ToolContext,
   paneId: string,
   frame: WatchedFrame,
-  [state, rows]: string[],
+  [stateOutput, rows]: string[],
 ): Promise<Ended | null> {
+  // The first line: a person's hook may print after it.
+  const state = stateOutput.split("\n", 1)[0];
   const space = state.indexOf(" ");
   checkServer(ctx.tmux, frame.serverPid, space < 0 ? state : state.slice(0, space));
   const value = space < 0 ? "" : state.slice(space + 1);

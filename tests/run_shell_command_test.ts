@@ -366,3 +366,19 @@ for (const shell of SHELLS) {
     );
   });
 }
+
+for (const transport of ["control", "process"]) {
+  Deno.test(`run_shell_command: a person's hook that prints leaves the result alone [${transport}]`, async () => {
+    await withServer(
+      setup({ args: ["--transport", transport] }),
+      async (fixture, session, pane) => {
+        // tmux prints a hook's output to the client whose command ran it:
+        // here the server's own (the run's waiter, a round trip's process).
+        await fixture.tmux("set-hook", "-g", "after-set-option", "display-message -p hooked");
+        const r = await run(session, pane, "echo hi");
+        assertEquals([r.outcome, r.exitStatus, r.output.lines], ["completed", 0, ["hi"]]);
+        assertEquals((await run(session, pane, "printf 'a\\nb'")).output.lines, ["a", "b"]);
+      },
+    );
+  });
+}

@@ -167,10 +167,12 @@ export function watchChannel(tmux: Tmux, channel: string, options: WatchOptions)
 /** {@link watchChannel} for a wait already counted. */
 function startWatch(tmux: Tmux, channel: string, options: WatchOptions): ChannelWatch {
   const marker = `tmux-mcp-watch-${crypto.randomUUID()}`;
+  // A marker before each `then` command: what a person's hooks print after
+  // `before` is left out, and each output starts with its command's.
   const commands = [
     ...options.before,
     ["wait-for", "--", channel],
-    ...options.then.flatMap((c, i) => i === 0 ? [c] : [["display-message", "-p", marker], c]),
+    ...options.then.flatMap((c) => [["display-message", "-p", marker], c]),
   ];
   const args = [...socketArgs(tmux.socket)];
   commands.forEach((command, i) =>
@@ -222,7 +224,7 @@ async function watchProcess(
     signal,
   });
   if (code !== 0) throw classifyTmuxFailure(new TextDecoder().decode(stderr), tmux.label);
-  const outputs = new TextDecoder().decode(stdout).split(`${marker}\n`);
+  const outputs = new TextDecoder().decode(stdout).split(`${marker}\n`).slice(1);
   // A waiter whose server exits ends with status 0 and no output.
   if (outputs.length !== options.then.length) checkServer(tmux, "", null);
   return outputs.map((part) => part.endsWith("\n") ? part.slice(0, -1) : part);
