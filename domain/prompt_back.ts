@@ -32,8 +32,8 @@ const promptless = new Set<string>();
 /** Entries of {@link promptless} kept at most (a long-lived server sees many panes). */
 const PROMPTLESS_MAX = 256;
 
-/** The read of the pane {@link promptBack} looks at; a caller may send it along with its own. */
-export function promptRead(paneId: string): string[] {
+/** The look at the pane: cursor, mode, alternate screen, dead, shell pid. */
+function promptRead(paneId: string): string[] {
   const format = "#{cursor_x} #{pane_in_mode} #{alternate_on} #{pane_dead} #{pane_pid} #{cursor_y}";
   return ["display-message", "-p", "-t", paneTarget(paneId), format];
 }
@@ -42,29 +42,23 @@ export function promptRead(paneId: string): string[] {
  * Resolves once the shell of `paneId` has drawn its prompt after a run
  * (the cursor left column 0), or the pane shows something else (a mode,
  * the alternate screen, a dead pane), or {@link PROMPT_GRACE_MS} passed.
- * `first` is the output of a {@link promptRead} sent along with the read
- * of the run's end, if there was one; `end` is the cursor where the frame
- * ended, when it stored it: the prompt is back once the cursor left it
- * (output without a final newline leaves it off column 0). Never throws
- * for a pane that went away: the run's result stands.
+ * `end` is the cursor where the frame ended, when it stored it: the prompt
+ * is back once the cursor left it (output without a final newline leaves it
+ * off column 0). Never throws for a pane that went away: the run's result
+ * stands.
  */
 export async function promptBack(
   ctx: ToolContext,
   paneId: string,
-  first?: string,
   end?: { x: number; y: number },
 ): Promise<void> {
   const deadline = performance.now() + PROMPT_GRACE_MS;
   let key: string | undefined;
   let pause = FIRST_POLL_MS;
-  let earlier = first;
-  let earlierUsed = false;
   while (!ctx.signal.aborted) {
     let read: string;
     try {
-      earlierUsed = earlier !== undefined;
-      read = earlier ?? await ctx.tmux.one(promptRead(paneId));
-      earlier = undefined;
+      read = await ctx.tmux.one(promptRead(paneId));
     } catch (error) {
       if (error instanceof TmuxError) return;
       throw error;
@@ -80,9 +74,6 @@ export async function promptBack(
       promptless.add(key);
       return;
     }
-    // A look sent along with the end's read may come before the shell
-    // draws its prompt: the next goes at once, the later ones after pauses.
-    if (earlierUsed) continue;
     await new Promise((resolve) => setTimeout(resolve, pause));
     pause = Math.min(pause * 2, PROMPT_POLL_MS);
   }

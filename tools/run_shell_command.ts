@@ -307,7 +307,7 @@ async function conclude(
     );
   }
   // The next line typed (or cursor taken) must find the prompt drawn.
-  await promptBack(ctx, run.paneId, undefined, ended.end);
+  await promptBack(ctx, run.paneId, ended.end);
   return { outcome, ended, lines: [] };
 }
 
