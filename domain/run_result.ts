@@ -22,6 +22,7 @@ import {
   TAIL_ROWS,
   widenOutput,
 } from "./shell_frame.ts";
+import { TmuxError } from "../tmux/errors.ts";
 import { paneTarget } from "../tmux/targets.ts";
 import { HISTORY_READ_TIMEOUT_MS } from "../tmux/transport.ts";
 import {
@@ -53,7 +54,7 @@ export interface Ended {
  * once started, it ends when the frame signals, or when released, or after
  * `timeoutMs`.
  */
-export function reserveRunWatch(
+function reserveRunWatch(
   ctx: ToolContext,
   paneId: string,
   names: RunNames,
@@ -73,6 +74,46 @@ export function reserveRunWatch(
     ],
     timeoutMs,
   });
+}
+
+/**
+ * Types run `names`'s line with `type`, with the run's watch: counted before
+ * (a full house refuses the run before any key), started once the typing
+ * round trip is on its way (tmux forks a shell to check the prompt
+ * meanwhile; a frame whose result is wanted ends only once its watch is
+ * registered), and ended again when the line was not typed.
+ */
+export async function typeWatched<T>(
+  ctx: ToolContext,
+  paneId: string,
+  names: RunNames,
+  timeoutMs: number,
+  type: () => Promise<T>,
+): Promise<{ typed: T; watch: ChannelWatch }> {
+  const pending = reserveRunWatch(ctx, paneId, names, timeoutMs);
+  let watch: ChannelWatch | undefined;
+  const starter = setTimeout(() => watch ??= pending.start(), 0);
+  let typed: T;
+  try {
+    typed = await type();
+  } catch (error) {
+    clearTimeout(starter);
+    pending.cancel();
+    if (watch) await endUnused(watch, error);
+    throw error;
+  }
+  clearTimeout(starter);
+  return { typed, watch: watch ?? pending.start() };
+}
+
+/** Ends the watch of a run whose line was not typed, `error` being why. */
+async function endUnused(watch: ChannelWatch, error: unknown): Promise<void> {
+  // Signalling goes through tmux: a tmux that does not answer gets none.
+  const unanswered = error instanceof TmuxError &&
+    ["timeout", "no_server", "missing", "bad_socket"].includes(error.kind);
+  if (unanswered) watch.abandon();
+  else watch.release();
+  await watch.ended.catch(() => {});
 }
 
 /**

@@ -92,7 +92,7 @@ function reserveWait(channel: string): void {
   waits++;
 }
 
-/** Options of {@link watchChannel}. */
+/** Options of {@link reserveWatch}. */
 export interface WatchOptions {
   /** Commands run right before the wait, in the same client (e.g. marking it registered). */
   before: string[][];
@@ -102,7 +102,7 @@ export interface WatchOptions {
   timeoutMs: number;
 }
 
-/** A running {@link watchChannel}. */
+/** A running {@link reserveWatch} watch. */
 export interface ChannelWatch {
   /**
    * The outputs of the `then` commands, once the channel was signalled or
@@ -129,8 +129,11 @@ export interface PendingWatch {
 }
 
 /**
- * Counts a {@link watchChannel} among {@link MAX_WAITS} now (throws at once
- * for a bad name or too many waits) and starts it later.
+ * A watch on `channel`, counted among {@link MAX_WAITS} now (throws at once
+ * for a bad name or too many waits) and started later: a `tmux` process that
+ * runs `before`, the wait, then `then`. tmux runs `then` as soon as the
+ * channel is signalled, before it reads any terminal output again, so it
+ * sees what the signaller left. Only for channels no one else waits on.
  */
 export function reserveWatch(
   tmux: Tmux,
@@ -153,18 +156,7 @@ export function reserveWatch(
   };
 }
 
-/**
- * Waits on `channel` in a `tmux` process that runs `before`, the wait, then
- * `then`: tmux runs `then` as soon as the channel is signalled, before it
- * reads any terminal output again, so it sees what the signaller left. Only
- * for channels that no one else waits on. Counts among {@link MAX_WAITS}
- * until it ends; throws at once for a bad name or too many waits.
- */
-export function watchChannel(tmux: Tmux, channel: string, options: WatchOptions): ChannelWatch {
-  return reserveWatch(tmux, channel, options).start();
-}
-
-/** {@link watchChannel} for a wait already counted. */
+/** Starts a watch already counted among {@link MAX_WAITS}. */
 function startWatch(tmux: Tmux, channel: string, options: WatchOptions): ChannelWatch {
   const marker = `tmux-mcp-watch-${crypto.randomUUID()}`;
   // A marker before each `then` command: what a person's hooks print after

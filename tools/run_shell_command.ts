@@ -15,13 +15,13 @@ import {
   outputSoFar,
   readEnded,
   releasedOutput,
-  reserveRunWatch,
+  typeWatched,
   type WatchedFrame,
 } from "../domain/run_result.ts";
 import { defineTool, type ToolContext } from "../core/registry.ts";
 import { content, maxLines, paneId, timeoutSeconds } from "../core/schemas.ts";
 import { newRunId, runNames, type RunningMark } from "../domain/shell_frame.ts";
-import { type TypedLine, typeRunLine } from "../domain/run_typing.ts";
+import { typeRunLine } from "../domain/run_typing.ts";
 import { TmuxError } from "../tmux/errors.ts";
 import { paneLineCommand } from "../tmux/views.ts";
 import type { ChannelWatch } from "../tmux/wait_for.ts";
@@ -162,25 +162,15 @@ async function run(args: RunArgs & { command: string }, ctx: ToolContext) {
     );
   const request = { ...args, suppressHistory: args.suppressHistory ?? true };
   const id = newRunId();
-  // Counted before the line is typed; it outlives a call that times out.
+  // The watch outlives a call that times out.
   const watchMs = KEPT_LIMITS.ms + ctx.settings.waitMaxSeconds * 1000;
-  const pending = reserveRunWatch(ctx, args.paneId, runNames(id), watchMs);
-  // Started once the typing round trip is on its way (tmux forks a shell to
-  // check the prompt meanwhile): a frame whose result is wanted ends only
-  // once its watch is registered.
-  let watch: ChannelWatch | undefined;
-  const starter = setTimeout(() => watch ??= pending.start(), 0);
-  let typed: TypedLine;
-  try {
-    typed = await typeRunLine(ctx, request, id, earlierBusy);
-  } catch (error) {
-    clearTimeout(starter);
-    pending.cancel();
-    if (watch) await endUnused(watch, error);
-    throw error;
-  }
-  clearTimeout(starter);
-  watch ??= pending.start();
+  const { typed, watch } = await typeWatched(
+    ctx,
+    args.paneId,
+    runNames(id),
+    watchMs,
+    () => typeRunLine(ctx, request, id, earlierBusy),
+  );
   const { frame, owner, serverPid, listing } = typed;
   const run: KeptRun<WatchedFrame> = {
     id,
@@ -197,16 +187,6 @@ async function run(args: RunArgs & { command: string }, ctx: ToolContext) {
     throw error;
   }
   return await waitAndCollect(ctx, run, args);
-}
-
-/** Ends the watch of a run whose line was not typed, `error` being why. */
-async function endUnused(watch: ChannelWatch, error: unknown): Promise<void> {
-  // Signalling goes through tmux: a tmux that does not answer gets none.
-  const unanswered = error instanceof TmuxError &&
-    ["timeout", "no_server", "missing", "bad_socket"].includes(error.kind);
-  if (unanswered) watch.abandon();
-  else watch.release();
-  await watch.ended.catch(() => {});
 }
 
 /**
