@@ -32,23 +32,7 @@ export class ControlFloor {
 
   /** Attaches to `session` on `socketPath`; resolves once tmux answered the attach itself. */
   static async attach(socketPath: string, session: string): Promise<ControlFloor> {
-    const child = new Deno.Command("tmux", {
-      args: [
-        "-S",
-        socketPath,
-        "-f",
-        "/dev/null",
-        "-C",
-        "attach-session",
-        "-f",
-        "ignore-size",
-        "-t",
-        session,
-      ],
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
+    const child = spawnControlClient(socketPath, session);
     const floor = new ControlFloor(child);
     // tmux answers the attach command with a block of its own.
     await new Promise<string[]>((resolve, reject) =>
@@ -103,4 +87,25 @@ export class ControlFloor {
     await this.child.status;
     await this.reading;
   }
+}
+
+/** A bare `tmux -C attach-session -f ignore-size` client of `session` on `socketPath`. */
+export function spawnControlClient(socketPath: string, session: string): Deno.ChildProcess {
+  return new Deno.Command("tmux", {
+    args: [
+      "-S",
+      socketPath,
+      "-f",
+      "/dev/null",
+      "-C",
+      "attach-session",
+      "-f",
+      "ignore-size",
+      "-t",
+      session,
+    ],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
 }

@@ -2,9 +2,12 @@
  * `deno task bench`: each operation agents spend their time on, measured
  * through the SDK client over stdio, beside its floor measured in the same
  * run: the same tmux command through a bare control-mode client and through
- * one `tmux` process. Prints one markdown table; goals are held as ratios to
- * the floor (bench/goals.ts), reported as met or missed, never as an exit
- * status. The method and how each goal became a ratio: docs/benchmarks.md.
+ * one `tmux` process, and the least a server on Deno pays (a stand-in that
+ * only relays the command; Deno loading only our tool definitions). Prints
+ * one markdown table; goals are held as ratios to the floor
+ * (bench/goals.ts), reported as met or missed, never as an exit status, and
+ * as out of reach when that least already misses them. The method and how
+ * each goal became a ratio: docs/benchmarks.md.
  *
  * Usage: deno task bench [--quick]
  *
@@ -15,7 +18,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { commandLine } from "../tmux/control_quote.ts";
 import { listPanesCommand } from "../tmux/views.ts";
-import { serverArgv, startServer, tmuxAt, TmuxFixture, tmuxVersion } from "../tests/harness.ts";
+import { type Session, startServer, tmuxAt, TmuxFixture, tmuxVersion } from "../tests/harness.ts";
 import { ControlFloor } from "./control_floor.ts";
 import {
   buildTopology,
@@ -27,7 +30,10 @@ import {
   WINDOWS,
 } from "./fixture.ts";
 import { type Goal, type Measured, table } from "./goals.ts";
-import { median, quantile } from "./stats.ts";
+import { median, quantile, time } from "./stats.ts";
+import { denoAlone } from "./deno_alone.ts";
+import { RelayFloor } from "./relay_floor.ts";
+import { type Answers, callKey } from "./relay_stand_in.ts";
 
 const QUICK = Deno.args.includes("--quick");
 /** Timed calls per operation, for ours and for each floor. */
@@ -40,7 +46,6 @@ const RUNS = QUICK ? 30 : 200;
 const STARTS = QUICK ? 3 : 10;
 /** Calls the server has made when its VmRSS is read the second time (the first: 1,000). */
 const LONG_CALLS = QUICK ? 0 : 10_000;
-const ROOT = new URL("../", import.meta.url).pathname;
 
 /**
  * Each floor on the machine the goals were set on (where each comes from:
@@ -65,6 +70,8 @@ const read = (floor: number): Goal => ({ median: (floor + 0.4) / floor, p95OfMed
 class Ours {
   calls = 0;
   readonly rss = new Map<number, number>();
+  /** The latest answer to each call, for the relay floor's stand-in (bench/relay_floor.ts). */
+  readonly answers = new Map<string, unknown>();
   constructor(readonly client: Client, readonly pid: number) {}
 
   /** Calls `tool`, failing on an error result; `ms` is the call alone, memory read after it. */
@@ -74,6 +81,7 @@ class Ours {
     const ms = performance.now() - began;
     if (result.isError) throw new Error(`${tool} failed: ${JSON.stringify(result.content)}`);
     this.calls++;
+    this.answers.set(callKey(tool, args), result);
     if (this.calls === 1000 || this.calls === LONG_CALLS) {
       this.rss.set(this.calls, await statusKiB(this.pid, "VmRSS"));
     }
@@ -94,24 +102,25 @@ interface Samples {
   ours: number[];
   control: number[];
   process: number[];
+  relay: number[];
 }
 
-async function time(fn: () => Promise<unknown>): Promise<number> {
-  const began = performance.now();
-  await fn();
-  return performance.now() - began;
-}
-
-/** Alternates blocks of ours / control / process so all three see the same drift in load. */
+/**
+ * Alternates blocks of ours / control / process / relay (when measured) so
+ * all see the same drift in load.
+ */
 async function interleaved(
   count: number,
-  ways: Record<keyof Samples, (i: number) => Promise<number>>,
+  ways: Record<Exclude<keyof Samples, "relay">, (i: number) => Promise<number>> & {
+    relay?: (i: number) => Promise<number>;
+  },
 ): Promise<Samples> {
-  const out: Samples = { ours: [], control: [], process: [] };
+  const out: Samples = { ours: [], control: [], process: [], relay: [] };
   for (let block = 0; block < count; block += BLOCK) {
-    for (const way of ["ours", "control", "process"] as const) {
-      for (let i = block; i < Math.min(block + BLOCK, count); i++) {
-        out[way].push(await ways[way](i));
+    for (const way of ["ours", "control", "process", "relay"] as const) {
+      const measure = ways[way];
+      for (let i = block; measure && i < Math.min(block + BLOCK, count); i++) {
+        out[way].push(await measure(i));
       }
     }
   }
@@ -167,14 +176,33 @@ const SEARCH_PATTERN = "error: .* line \\d+";
 const LOG_LINES = (n: number) =>
   `seq 1 ${n} | awk '{ print ($1 % 100 ? "ok: compiled unit " $1 : "error: step failed at line " $1) }'`;
 
-/** Ours and both floors of one read operation. */
-function measureRead(ours: Ours, control: ControlFloor, socketPath: string, op: Op) {
+/**
+ * Our answers to `ops`, with the tmux command line under each, for the
+ * relay floor's stand-in.
+ */
+function recorded(ours: Ours, ops: Op[]): Answers {
+  return Object.fromEntries(ops.map((op) => {
+    const key = callKey(op.tool, op.args);
+    return [key, { result: ours.answers.get(key), line: op.tmux.map(commandLine).join(" ; ") }];
+  }));
+}
+
+/** The floors a long-lived server is measured against. */
+interface Floors {
+  control: ControlFloor;
+  relay: RelayFloor;
+  socketPath: string;
+}
+
+/** Ours and the floors of one read operation. */
+function measureRead(ours: Ours, floors: Floors, op: Op) {
   const line = op.tmux.map(commandLine).join(" ; ");
   const argv = op.tmux.flatMap((command, i) => (i === 0 ? command : [";", ...command]));
   return interleaved(CALLS, {
     ours: async () => (await ours.call(op.tool, op.args)).ms,
-    control: () => time(() => control.line(line)),
-    process: () => time(() => tmuxAt(socketPath, ...argv)),
+    control: () => time(() => floors.control.line(line)),
+    process: () => time(() => tmuxAt(floors.socketPath, ...argv)),
+    relay: () => floors.relay.call(op.tool, op.args),
   });
 }
 
@@ -225,8 +253,9 @@ function processRun(socketPath: string, pane: string, i: number): Promise<number
   });
 }
 
-async function measureRun(ours: Ours, control: ControlFloor, socketPath: string, panes: string[]) {
+async function measureRun(ours: Ours, floors: Floors, panes: string[]) {
   const [mine, byControl, byProcess] = panes;
+  const { control, socketPath } = floors;
   const run = async () => {
     const { result, ms } = await ours.call("run_shell_command", {
       paneId: mine,
@@ -249,57 +278,33 @@ async function measureRun(ours: Ours, control: ControlFloor, socketPath: string,
   });
 }
 
-/** Spawn to the `initialize` answer, then the first tool call, on fresh servers. */
-async function coldStarts(socketPath: string, windowId: string) {
+/**
+ * Spawn to the `initialize` answer, then the first tool call, on fresh
+ * servers; and the first call through a fresh relay stand-in answering
+ * `answers` (started alike: its first call is the least any Deno server pays).
+ */
+async function coldStarts(fixture: TmuxFixture, windowId: string, answers: Answers) {
   const start: number[] = [];
   const first: number[] = [];
+  const relayFirst: number[] = [];
+  const args = { windowId };
   for (let i = 0; i <= STARTS; i++) {
     const began = performance.now();
     // No socket argument: startServer would wait for the control client, and
     // a client calls as soon as initialize is answered.
-    const session = await startServer(null, { args: ["-S", socketPath] });
+    const session = await startServer(null, { args: ["-S", fixture.socketPath] });
     const up = performance.now() - began;
-    const call = await time(() => session.ok("list_panes", { windowId }));
+    const call = await time(() => session.ok("list_panes", args));
     await session.close();
+    const relay = await RelayFloor.start(answers, fixture.dir, fixture.socketPath, "bench0");
+    const relayCall = await relay.call("list_panes", args).finally(() => relay.close());
     if (i > 0) { // the first start warms the module cache
       start.push(up);
       first.push(call);
+      relayFirst.push(relayCall);
     }
   }
-  return { start, first };
-}
-
-/** A bare `deno run` with the start task's flags: spawn to exit of an empty script, and its peak RSS. */
-async function bareDeno(dir: string): Promise<{ startMs: number[]; peakKiB: number }> {
-  const argv = serverArgv();
-  const at = argv.findIndex((arg) => arg.endsWith("/main.ts"));
-  const command = (script: string, stdin: "null" | "piped") =>
-    new Deno.Command(argv[0], {
-      // -P=server is looked up in the deno.json next to the script: name ours.
-      args: [...argv.slice(1, at), `--config=${ROOT}deno.json`, script, ...argv.slice(at + 1)],
-      cwd: ROOT,
-      stdin,
-      stdout: "piped",
-      stderr: "null",
-    });
-  await Deno.writeTextFile(`${dir}/empty.ts`, "");
-  await Deno.writeTextFile(
-    `${dir}/idle.ts`,
-    'console.log("ready");\nawait Deno.stdin.readable.pipeTo(new WritableStream());\n',
-  );
-  const startMs: number[] = [];
-  for (let i = 0; i <= STARTS; i++) {
-    const took = await time(() => command(`${dir}/empty.ts`, "null").output());
-    if (i > 0) startMs.push(took);
-  }
-  const idle = command(`${dir}/idle.ts`, "piped").spawn();
-  const ready = idle.stdout.getReader();
-  await ready.read(); // "ready": started and idle
-  const peakKiB = await statusKiB(idle.pid, "VmHWM");
-  await ready.cancel();
-  await idle.stdin.close();
-  await idle.status;
-  return { startMs, peakKiB };
+  return { start, first, relayFirst };
 }
 
 type Row = { measured: Measured; goal: Goal };
@@ -307,12 +312,21 @@ type Row = { measured: Measured; goal: Goal };
 const figures = (samples: number[]) => ({ median: median(samples), p95: quantile(samples, 0.95) });
 const mib = (kib: number) => kib / 1024;
 
-/** A row of ours against both floors, the control floor being the one the goal divides by. */
+/** A row of ours against the floors, the control floor being the one the goal divides by. */
 function floorRow(operation: string, s: Samples, goal: Goal, max = false): Row {
   const control = median(s.control);
   const ours = max ? { ...figures(s.ours), max: Math.max(...s.ours) } : figures(s.ours);
   return {
-    measured: { operation, unit: "ms", ours, control, process: median(s.process), floor: control },
+    measured: {
+      operation,
+      unit: "ms",
+      ours,
+      control,
+      controlP95: quantile(s.control, 0.95),
+      process: median(s.process),
+      least: s.relay.length > 0 ? median(s.relay) : undefined,
+      floor: control,
+    },
     goal,
   };
 }
@@ -322,6 +336,8 @@ interface WarmRun {
   rows: Row[];
   /** The control floor of list_panes (one window), for the first call after a start. */
   listFloor: number;
+  /** Our recorded answers, which fresh relay stand-ins replay for their first calls. */
+  answers: Answers;
   peakKiB: number;
   rss: Map<number, number>;
 }
@@ -333,21 +349,23 @@ async function warmServer(fixture: TmuxFixture, panes: string[], windowId: strin
   );
   await fillHistory(fixture, historyPane, LOG_LINES);
   const control = await ControlFloor.attach(fixture.socketPath, "bench0");
-  const session = await startServer(fixture.socketPath).catch(async (error) => {
-    await control.close();
-    throw error;
-  });
+  let session: Session | undefined;
+  let relay: RelayFloor | undefined;
   try {
+    session = await startServer(fixture.socketPath);
     const ours = new Ours(session.client, session.transport.pid!);
     const ops = readOps(panes, windowId, historyPane, height);
     for (let i = 0; i < WARMUP; i++) for (const op of ops) await ours.call(op.tool, op.args);
-    const out: WarmRun = { rows: [], listFloor: NaN, peakKiB: NaN, rss: ours.rss };
+    const answers = recorded(ours, ops);
+    relay = await RelayFloor.start(answers, fixture.dir, fixture.socketPath, "bench0");
+    const floors = { control, relay, socketPath: fixture.socketPath };
+    const out: WarmRun = { rows: [], listFloor: NaN, answers, peakKiB: NaN, rss: ours.rss };
     for (const op of ops) {
-      const samples = await measureRead(ours, control, fixture.socketPath, op);
+      const samples = await measureRead(ours, floors, op);
       out.rows.push(floorRow(op.label, samples, op.goal));
       if (op.tool === "list_panes") out.listFloor = median(samples.control);
     }
-    const run = await measureRun(ours, control, fixture.socketPath, panes.slice(5, 8));
+    const run = await measureRun(ours, floors, panes.slice(5, 8));
     const label = `run_shell_command \`printf ok\` to its exit status (${RUNS} runs)`;
     const r = REFERENCE_MS.run;
     out.rows.push(floorRow(label, run, { median: 5 / r, p95: 10 / r, max: 50 / r }, true));
@@ -358,17 +376,25 @@ async function warmServer(fixture: TmuxFixture, panes: string[], windowId: strin
     out.peakKiB = await statusKiB(ours.pid, "VmHWM");
     return out;
   } finally {
-    await session.close();
+    await relay?.close();
+    await session?.close();
     await control.close();
   }
 }
 
-/** Cold start and first call against a bare `deno run`; memory against a bare `deno run`. */
+/**
+ * Cold start and first call against a bare `deno run`, memory against a bare
+ * `deno run`, each beside the least on Deno.
+ */
 async function coldRows(fixture: TmuxFixture, windowId: string, warm: WarmRun): Promise<Row[]> {
-  const cold = await coldStarts(fixture.socketPath, windowId);
-  const deno = await bareDeno(fixture.dir);
-  const denoStart = median(deno.startMs);
+  const cold = await coldStarts(fixture, windowId, warm.answers);
+  const deno = await denoAlone(fixture.dir, "bare", STARTS);
+  // Any server needs timers, and Deno's first timer loads its Node layer.
+  const timer = "await new Promise((resolve) => setTimeout(resolve, 0));\n";
+  const tools = await denoAlone(fixture.dir, "tools", STARTS, ["server/catalog.ts"], timer);
+  const denoStart = median(deno.exitMs);
   const bare = "bare `deno run`";
+  const toolsAlone = "tool definitions and a timer";
   const rows: Row[] = [
     {
       measured: {
@@ -377,6 +403,8 @@ async function coldRows(fixture: TmuxFixture, windowId: string, warm: WarmRun): 
         ours: figures(cold.start),
         process: denoStart,
         processLabel: bare,
+        least: median(tools.readyMs),
+        leastLabel: toolsAlone,
         floor: denoStart,
       },
       goal: { median: 100 / REFERENCE_MS.denoStart },
@@ -387,6 +415,8 @@ async function coldRows(fixture: TmuxFixture, windowId: string, warm: WarmRun): 
         unit: "ms",
         ours: figures(cold.first),
         control: warm.listFloor,
+        least: median(cold.relayFirst),
+        leastLabel: "a fresh relay's first call",
         floor: warm.listFloor,
       },
       goal: { median: 5 / REFERENCE_MS.listPanes },
@@ -398,15 +428,22 @@ async function coldRows(fixture: TmuxFixture, windowId: string, warm: WarmRun): 
         ours: { median: mib(warm.peakKiB) },
         process: mib(deno.peakKiB),
         processLabel: bare,
+        least: mib(tools.peakKiB),
+        leastLabel: toolsAlone,
         floor: mib(deno.peakKiB),
       },
       goal: { median: 65 / REFERENCE_DENO_MIB },
     },
   ];
-  const early = warm.rss.get(1000);
-  const late = warm.rss.get(LONG_CALLS);
-  if (early === undefined || late === undefined) return rows;
-  rows.push({
+  return [...rows, ...growthRow(warm.rss)];
+}
+
+/** The row of memory after 10,000 calls against after 1,000, when both were read. */
+function growthRow(rss: Map<number, number>): Row[] {
+  const early = rss.get(1000);
+  const late = rss.get(LONG_CALLS);
+  if (early === undefined || late === undefined) return [];
+  return [{
     measured: {
       operation: `VmRSS after ${LONG_CALLS.toLocaleString("en")} calls`,
       unit: "MiB",
@@ -416,8 +453,7 @@ async function coldRows(fixture: TmuxFixture, windowId: string, warm: WarmRun): 
       floor: mib(early),
     },
     goal: { median: 1.05 },
-  });
-  return rows;
+  }];
 }
 
 async function main() {
@@ -438,8 +474,8 @@ async function main() {
         `one with ${
           HISTORY_LINES.toLocaleString("en")
         } lines of history; ${CALLS} timed calls per operation after ` +
-        `${WARMUP} warm-up calls of each, in blocks of ${BLOCK} alternating ours / control / ` +
-        `process; ms at the client unless MiB.\n`,
+        `${WARMUP} warm-up calls of each, in blocks of ${BLOCK} alternating ours / control / process / ` +
+        `relay; ms at the client unless MiB.\n`,
     );
     console.log(table(rows));
     if (LONG_CALLS === 0) console.log("\nVmRSS after 10,000 calls: not measured with --quick.");

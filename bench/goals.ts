@@ -14,6 +14,18 @@ export interface Measured {
   ours: { median: number; p95?: number; max?: number };
   /** The control-mode floor's median, when there is one. */
   control?: number;
+  /** The control-mode floor's p95. */
+  controlP95?: number;
+  /**
+   * The least any server on Deno pays, where measured: for a call, the same
+   * client getting our answer from a stand-in that only passes the tmux
+   * command line on to a control client and waits for its end
+   * (bench/relay_stand_in.ts); for start-up and memory, Deno loading our
+   * tool definitions and nothing else.
+   */
+  least?: number;
+  /** How the least column should name it, when it is not the relay. */
+  leastLabel?: string;
   /** The one-process floor's median (or a bare `deno run`), when there is one. */
   process?: number;
   /** How the process column should name its floor, when it is not the same tmux command. */
@@ -61,6 +73,25 @@ export function goalText(m: Measured, goal: Goal): string {
   return parts.join(", ");
 }
 
+/**
+ * The median's limit when the least a Deno server pays already exceeds it:
+ * our server cannot meet it, whatever its own work costs.
+ */
+export function outOfReach(m: Measured, goal: Goal): number | undefined {
+  if (goal.median === undefined || m.least === undefined) return;
+  const limit = goal.median * m.floor;
+  return m.least > limit ? limit : undefined;
+}
+
+/** The met? cell: what was missed, and whether the floors alone already miss it. */
+function verdict(m: Measured, goal: Goal): string {
+  const { met, missed } = check(m, goal);
+  if (met) return "met";
+  const limit = outOfReach(m, goal);
+  const reach = limit === undefined ? "" : `; the least on Deno > ${fixed(limit, m.unit)}`;
+  return `**missed** (${missed.join(", ")}${reach})`;
+}
+
 /** One table row: the figures, the ratio of our median to the floor, the goal and whether it held. */
 export function row(m: Measured, goal: Goal): string {
   const u = m.unit;
@@ -68,19 +99,21 @@ export function row(m: Measured, goal: Goal): string {
     .filter((v) => v !== undefined).map((v) => fixed(v!, u)).join(" / ");
   const floor = (value: number | undefined, label = "") =>
     value === undefined ? "—" : `${label}${fixed(value, u)}`;
-  const { met, missed } = check(m, goal);
-  return `| ${m.operation} | ${ours} | ${floor(m.control)} | ${
+  const control = m.controlP95 === undefined
+    ? floor(m.control)
+    : `${floor(m.control)} / ${floor(m.controlP95)}`;
+  return `| ${m.operation} | ${ours} | ${control} | ${
     floor(m.process, m.processLabel ? `${m.processLabel} ` : "")
-  } | ${(m.ours.median / m.floor).toFixed(2)}× | ${goalText(m, goal)} | ${
-    met ? "met" : `**missed** (${missed.join(", ")})`
-  } |`;
+  } | ${floor(m.least, m.leastLabel ? `${m.leastLabel} ` : "")} | ${
+    (m.ours.median / m.floor).toFixed(2)
+  }× | ${goalText(m, goal)} | ${verdict(m, goal)} |`;
 }
 
 /** The whole table, units in the header: ms unless a row says MiB. */
 export function table(rows: { measured: Measured; goal: Goal }[]): string {
   return [
-    "| operation | ours median / p95 (/ max) | floor (control) | floor (process) | ratio to the floor | goal (× floor) | met? |",
-    "| --- | --- | --- | --- | --- | --- | --- |",
+    "| operation | ours median / p95 (/ max) | floor (control) median / p95 | floor (process) | least on Deno | ratio to the floor | goal (× floor) | met? |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ...rows.map((r) => row(r.measured, r.goal)),
   ].join("\n");
 }

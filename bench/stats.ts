@@ -1,5 +1,5 @@
 /**
- * The summary statistics the benchmarks report.
+ * The summary statistics the benchmarks report, and how they time.
  *
  * @module
  */
@@ -15,4 +15,11 @@ export function median(samples: readonly number[]): number {
   const sorted = [...samples].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** How long `fn` took, in ms. */
+export async function time(fn: () => Promise<unknown>): Promise<number> {
+  const began = performance.now();
+  await fn();
+  return performance.now() - began;
 }

@@ -1,7 +1,7 @@
 /** The benchmark's goal checks: limits as ratios to the floor measured in the same run. */
 
 import { assertEquals } from "./assert.ts";
-import { check, goalText, type Measured, row } from "../bench/goals.ts";
+import { check, goalText, type Measured, outOfReach, row } from "../bench/goals.ts";
 
 const measured = (ours: Measured["ours"], floor = 2): Measured => ({
   operation: "op",
@@ -30,6 +30,25 @@ Deno.test("a row reports the ratio to the floor and what was missed", () => {
   const line = row(measured({ median: 3, p95: 7 }), { median: 1, p95OfMedian: 2 });
   assertEquals(
     line,
-    "| op | 3.00 / 7.00 | 2.00 | — | 1.50× | median ≤ 1.00× (2.00), p95 ≤ 2× median | **missed** (median, p95) |",
+    "| op | 3.00 / 7.00 | 2.00 | — | — | 1.50× | median ≤ 1.00× (2.00), p95 ≤ 2× median | **missed** (median, p95) |",
   );
+});
+
+Deno.test("a goal the least on Deno already misses is out of reach; the floor's p95 shows", () => {
+  const goal = { median: 1.5 };
+  const at = (least: number): Measured => ({ ...measured({ median: 3.5 }), controlP95: 4, least });
+  assertEquals(outOfReach(at(3), goal), undefined);
+  assertEquals(outOfReach(at(3.01), goal), 3);
+  assertEquals(
+    row(at(3.01), goal),
+    "| op | 3.50 | 2.00 / 4.00 | — | 3.01 | 1.75× | median ≤ 1.50× (3.00) | " +
+      "**missed** (median; the least on Deno > 3.00) |",
+  );
+  const memory: Measured = {
+    ...at(60),
+    unit: "MiB",
+    ours: { median: 80 },
+    leastLabel: "tool definitions and a timer",
+  };
+  assertEquals(row(memory, { median: 30 }).split(" | ")[4], "tool definitions and a timer 60.0");
 });
