@@ -48,6 +48,8 @@ Deno.test("round trips per call: one for every tool with nothing to look up firs
     ["capture_since", { paneId: p1 }, 2],
     // The panes first, then every capture in one round trip.
     ["search_panes", { pattern: "x" }, 2],
+    // Again: the panes last listed are captured and listed in one round trip.
+    ["search_panes", { pattern: "x" }, 1],
     [
       "call_read_tools_batch",
       {

@@ -304,6 +304,30 @@ serverTest(
 );
 
 serverTest(
+  "search_panes: a search again reads the panes as they are, after panes come and go",
+  async (fx, s, pane) => {
+    const search = () => s.ok<Found>("search_panes", { pattern: "needle-\\d" });
+    const hits = (found: Found) => found.panes.map((p) => [p.paneId, p.matches[0].text]);
+    assertEquals(hits(await search()), []);
+    // The second search reads the first one's panes with the listing: a pane
+    // added since is not among them.
+    const added = await fx.tmux("split-window", "-t", pane, "-P", "-F", "#{pane_id}");
+    await fx.runInPane(added, "clear; echo needle-1");
+    const withAdded = await search();
+    assertEquals([withAdded.panesSearched, hits(withAdded)], [2, [[added, "needle-1"]]]);
+    // A pane gone since fails the captures of the panes last listed.
+    await fx.tmux("kill-pane", "-t", added);
+    await fx.runInPane(pane, "clear; echo needle-2");
+    const withoutAdded = await search();
+    assertEquals([withoutAdded.panesSearched, hits(withoutAdded)], [1, [[pane, "needle-2"]]]);
+    // The same panes again: what they show now.
+    await fx.runInPane(pane, "clear; echo needle-3");
+    assertEquals(hits(await search()), [[pane, "needle-3"]]);
+  },
+  { fixture: SMALL },
+);
+
+serverTest(
   "search_panes: a pattern anchored at the end matches a line that ends in spaces, as the description says",
   async (fx, s, pane) => {
     await fx.runInPane(pane, "printf 'spaced-end   \\n'");

@@ -16,9 +16,10 @@ import {
   warmMatchWorker,
 } from "../domain/match_worker.ts";
 import {
+  listAndRead,
   type ListedPane,
   listedRows,
-  listSearchedPanes,
+  type Listing,
   type PaneRead,
   readGroup,
   readGroups,
@@ -109,15 +110,21 @@ export const searchPanes = defineTool({
     const scope = args.session
       ? { kind: "session" as const, session: args.session }
       : { kind: "all" as const };
-    const panes = await listSearchedPanes(ctx.tmux, scope);
-    const state = newSearchState(ctx.settings.maxBytes, args.pattern, panes, matcher);
-    // A pane too large to match in place needs the worker: start it while tmux reads.
-    if (panes.some((pane) => mayOutgrow(pane, args.includeHistory, state.here.units))) {
+    const { includeHistory } = args;
+    const began = performance.now();
+    const { panes, reads } = await listAndRead(ctx.tmux, scope, {
+      includeHistory,
+      timeoutMs: TIME_BUDGET_MS,
+    });
+    const state = newSearchState(ctx.settings.maxBytes, args.pattern, panes, matcher, began);
+    // A pane too large to match in place needs the worker: start it before matching.
+    if (panes.some((pane) => mayOutgrow(pane, includeHistory, state.here.units))) {
       warmMatchWorker();
     }
-    for (const group of readGroups(panes, args.includeHistory)) {
+    for (const [i, group] of readGroups(panes, includeHistory).entries()) {
       if (ctx.signal.aborted) break;
-      await searchGroup(ctx, group, matcher, args, state);
+      // The listing's round trip read the panes when they fit one group.
+      await searchGroup(ctx, group, matcher, args, state, i === 0 ? reads : null);
     }
     return {
       pattern: args.pattern,
@@ -173,6 +180,7 @@ function newSearchState(
   pattern: string,
   panes: ListedPane[],
   matcher: Matcher,
+  began: number,
 ): SearchState {
   // What the byte budget leaves for matches, as they go on the wire: the
   // result without any (every pane skipped, the longest case), then each
@@ -189,7 +197,7 @@ function newSearchState(
     truncated: false,
     scanned: 0,
     searched: 0,
-    deadline: performance.now() + TIME_BUDGET_MS,
+    deadline: began + TIME_BUDGET_MS,
     here: inPlace([matcher.compiled], INLINE_MS),
     found: [],
     skipped: [],
@@ -218,17 +226,23 @@ interface Searched {
   found: PaneHits | null;
 }
 
-/** Captures `group` in one round trip and searches each of its panes. */
+/**
+ * Captures `group` in one round trip, unless `preread` already holds its
+ * captures (or "timeout": they outlasted the time budget), and searches each
+ * of its panes.
+ */
 async function searchGroup(
   ctx: ToolContext,
   group: ListedPane[],
   matcher: Matcher,
   args: { includeHistory: boolean; maxMatchesPerPane: number },
   state: SearchState,
+  preread: Listing["reads"],
 ): Promise<void> {
+  if (preread === "timeout") return void skip(state, group, "read_timeout");
   const over = outOfBudget(state);
   if (over) return void skip(state, group, over);
-  const reads = await readOrSkip(ctx, group, args.includeHistory, false, state);
+  const reads = preread ?? await readOrSkip(ctx, group, args.includeHistory, false, state);
   if (!reads) return;
   const searched: Searched[] = [];
   for (const [i, pane] of group.entries()) {
