@@ -70,87 +70,146 @@ async function subjects(base: string | undefined): Promise<Subject[]> {
 
 /** Blocks of calls alternate between the subjects, so both see the same machine load. */
 const ROUNDS = 10;
+/** Clock ticks per second in /proc/PID/stat (USER_HZ). */
+const HZ = 100;
 
-async function main() {
+type Session = Awaited<ReturnType<typeof startServer>>;
+
+/** One subject's server for one operation, with what its calls cost. */
+interface Run {
+  subject: Subject;
+  session: Session;
+  pid: number;
+  cpu: number;
+  clientCpu: number;
+  tmuxCpu: number;
+  times: number[];
+}
+
+/** `--name value` pairs into flags; the other arguments are operation names. */
+function parseArgs(argv: string[]): { flags: Record<string, string>; named: string[] } {
   const flags: Record<string, string> = {};
   const named: string[] = [];
-  for (let i = 0; i < Deno.args.length; i++) {
-    if (Deno.args[i].startsWith("--")) flags[Deno.args[i].slice(2)] = Deno.args[++i];
-    else named.push(Deno.args[i]);
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i].startsWith("--")) flags[argv[i].slice(2)] = argv[++i];
+    else named.push(argv[i]);
   }
+  return { flags, named };
+}
+
+async function printHeader() {
+  console.log(`load: ${(await Deno.readTextFile("/proc/loadavg")).split(" ").slice(0, 3)}`);
+  console.log(
+    "| operation | server | server CPU ms/call | client CPU | tmux CPU | p50 ms | p95 ms | result bytes |",
+  );
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- |");
+}
+
+/** Starts each subject's server for `op`, under the CPU profiler when `--profile` asks. */
+async function startRuns(
+  op: string,
+  who: Subject[],
+  socketPath: string,
+  flags: Record<string, string>,
+): Promise<Run[]> {
+  const denoFlags = flags.profile
+    ? ["--cpu-prof", `--cpu-prof-dir=${flags.profile}`, `--cpu-prof-name=${op}.cpuprofile`]
+    : [];
+  // This tree's server only: appended to the start task's V8 flags (a later value wins).
+  const v8 = flags.v8 ? [`--v8-flags=${flags.v8}`] : [];
+  const runs: Run[] = [];
+  for (const subject of who) {
+    const session = await subject.start(socketPath, {
+      denoFlags: subject.label === THIS_TREE ? [...denoFlags, ...v8] : denoFlags,
+    });
+    runs.push({
+      subject,
+      session,
+      pid: session.transport.pid!,
+      cpu: 0,
+      clientCpu: 0,
+      tmuxCpu: 0,
+      times: [],
+    });
+  }
+  return runs;
+}
+
+/** Calls `op`'s tool, throwing on a tool error; `bytes` is the first result's size. */
+interface Caller {
+  bytes: number;
+  call(session: Session, i: number): Promise<void>;
+}
+
+function caller(op: string, panes: string[]): Caller {
+  const [tool, args] = OPERATIONS[op];
+  const self: Caller = {
+    bytes: 0,
+    async call(session, i) {
+      const r = await session.client.callTool({
+        name: tool,
+        arguments: args(panes[0], panes, i),
+      }) as CallToolResult;
+      if (r.isError) throw new Error(`${op}: ${JSON.stringify(r.content)}`);
+      // Measured once, outside the timed calls: serializing counts in the client's CPU.
+      if (self.bytes === 0) self.bytes = JSON.stringify(r).length;
+    },
+  };
+  return self;
+}
+
+/** Times `block` calls on one run, adding the CPU its server, this client and tmux spent. */
+async function timeBlock(run: Run, op: Caller, block: number, tmuxPid: number) {
+  const before = await cpuTicks(run.pid);
+  const clientBefore = await cpuTicks(Deno.pid);
+  const tmuxBefore = await cpuTicks(tmuxPid);
+  for (let i = 0; i < block; i++) {
+    const began = performance.now();
+    await op.call(run.session, i);
+    run.times.push(performance.now() - began);
+  }
+  run.cpu += (await cpuTicks(run.pid)) - before;
+  run.clientCpu += (await cpuTicks(Deno.pid)) - clientBefore;
+  run.tmuxCpu += (await cpuTicks(tmuxPid)) - tmuxBefore;
+}
+
+/** Warms every run up, then times about `calls` calls each in alternating blocks. */
+async function measure(runs: Run[], op: Caller, calls: number, tmuxPid: number) {
+  for (const run of runs) for (let i = 0; i < WARMUP; i++) await op.call(run.session, i);
+  const block = Math.ceil(calls / ROUNDS);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const run of runs) await timeBlock(run, op, block, tmuxPid);
+  }
+}
+
+/** Closes each run's server and prints its row of the table. */
+async function finish(op: string, runs: Run[], bytes: number) {
+  for (const run of runs) {
+    await run.session.close();
+    const perCall = (ticks: number) => (ticks * 1000 / HZ / run.times.length).toFixed(3);
+    console.log(
+      `| ${op} | ${run.subject.label} | ${perCall(run.cpu)} | ${perCall(run.clientCpu)} | ${
+        perCall(run.tmuxCpu)
+      } | ${median(run.times).toFixed(2)} | ${quantile(run.times, 0.95).toFixed(2)} | ${bytes} |`,
+    );
+  }
+}
+
+async function main() {
+  const { flags, named } = parseArgs(Deno.args);
   const calls = Number(flags.calls ?? 1000);
   const ops = named.length > 0 ? named : Object.keys(OPERATIONS);
-  const hz = 100;
   const fixture = await TmuxFixture.empty();
   try {
     const panes = await topology(fixture);
     const tmuxPid = Number(await fixture.tmux("display-message", "-p", "#{pid}"));
     const who = await subjects(flags.base);
-    console.log(`load: ${(await Deno.readTextFile("/proc/loadavg")).split(" ").slice(0, 3)}`);
-    console.log(
-      "| operation | server | server CPU ms/call | client CPU | tmux CPU | p50 ms | p95 ms | result bytes |",
-    );
-    console.log("| --- | --- | --- | --- | --- | --- | --- | --- |");
+    await printHeader();
     for (const op of ops) {
-      const [tool, args] = OPERATIONS[op];
-      const denoFlags = flags.profile
-        ? ["--cpu-prof", `--cpu-prof-dir=${flags.profile}`, `--cpu-prof-name=${op}.cpuprofile`]
-        : [];
-      // This tree's server only: appended to the start task's V8 flags (a later value wins).
-      const v8 = flags.v8 ? [`--v8-flags=${flags.v8}`] : [];
-      const runs = [];
-      for (const subject of who) {
-        const session = await subject.start(fixture.socketPath, {
-          denoFlags: subject.label === THIS_TREE ? [...denoFlags, ...v8] : denoFlags,
-        });
-        runs.push({
-          subject,
-          session,
-          pid: session.transport.pid!,
-          cpu: 0,
-          clientCpu: 0,
-          tmuxCpu: 0,
-          times: [] as number[],
-        });
-      }
-      let bytes = 0;
-      const call = async (session: Awaited<ReturnType<typeof startServer>>, i: number) => {
-        const r = await session.client.callTool({
-          name: tool,
-          arguments: args(panes[0], panes, i),
-        }) as CallToolResult;
-        if (r.isError) throw new Error(`${op}: ${JSON.stringify(r.content)}`);
-        // Measured once, outside the timed calls: serializing counts in the client's CPU.
-        if (bytes === 0) bytes = JSON.stringify(r).length;
-      };
-      for (const run of runs) for (let i = 0; i < WARMUP; i++) await call(run.session, i);
-      const block = Math.ceil(calls / ROUNDS);
-      for (let round = 0; round < ROUNDS; round++) {
-        for (const run of runs) {
-          const before = await cpuTicks(run.pid);
-          const clientBefore = await cpuTicks(Deno.pid);
-          const tmuxBefore = await cpuTicks(tmuxPid);
-          for (let i = 0; i < block; i++) {
-            const began = performance.now();
-            await call(run.session, i);
-            run.times.push(performance.now() - began);
-          }
-          run.cpu += (await cpuTicks(run.pid)) - before;
-          run.clientCpu += (await cpuTicks(Deno.pid)) - clientBefore;
-          run.tmuxCpu += (await cpuTicks(tmuxPid)) - tmuxBefore;
-        }
-      }
-      for (const run of runs) {
-        await run.session.close();
-        const perCall = (ticks: number) => (ticks * 1000 / hz / run.times.length).toFixed(3);
-        console.log(
-          `| ${op} | ${run.subject.label} | ${perCall(run.cpu)} | ${perCall(run.clientCpu)} | ${
-            perCall(run.tmuxCpu)
-          } | ${median(run.times).toFixed(2)} | ${
-            quantile(run.times, 0.95).toFixed(2)
-          } | ${bytes} |`,
-        );
-      }
+      const runs = await startRuns(op, who, fixture.socketPath, flags);
+      const operation = caller(op, panes);
+      await measure(runs, operation, calls, tmuxPid);
+      await finish(op, runs, operation.bytes);
     }
   } finally {
     await fixture.close();
