@@ -35,8 +35,12 @@ function summary(values: number[]): string {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+type Session = Awaited<ReturnType<typeof startServer>>;
+/** Who waits for each notification kind, handed its arrival time. */
+type Waiters = Map<string, (at: number) => void>;
+
 /** Resolves with the wall-clock time (ms) of the next notification `kind`. */
-function nextNotification(waiters: Map<string, (at: number) => void>, kind: string) {
+function nextNotification(waiters: Waiters, kind: string) {
   return new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no ${kind} within ${BOUND_MS} ms`)), BOUND_MS);
     waiters.set(kind, (at) => {
@@ -46,11 +50,11 @@ function nextNotification(waiters: Map<string, (at: number) => void>, kind: stri
   });
 }
 
-async function run(transport: "control" | "process") {
-  const fixture = await TmuxFixture.start({ width: 100, height: 30 });
-  const session = await startServer(fixture.socketPath, { args: ["--transport", transport] });
-  const waiters = new Map<string, (at: number) => void>();
-  const now = () => performance.timeOrigin + performance.now();
+const now = () => performance.timeOrigin + performance.now();
+
+/** Hands each resource notification's arrival time to whoever waits for its kind. */
+function listen(session: Session): Waiters {
+  const waiters: Waiters = new Map();
   const deliver = (kind: string) => {
     const at = now();
     const waiter = waiters.get(kind);
@@ -65,6 +69,68 @@ async function run(transport: "control" | "process") {
     ResourceListChangedNotificationSchema,
     () => deliver("list_changed"),
   );
+  return waiters;
+}
+
+/** Latencies (ms) from `count` `new-window`s, run as a person would, to their list_changed. */
+async function listChangedLatencies(
+  fixture: TmuxFixture,
+  session: Session,
+  waiters: Waiters,
+  count: number,
+): Promise<number[]> {
+  const latencies: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const seen = nextNotification(waiters, "list_changed");
+    const began = now();
+    await fixture.tmux("new-window", "-d");
+    latencies.push((await seen) - began);
+    await session.client.listResources();
+  }
+  return latencies;
+}
+
+/** Latencies (ms) from the pane printing a `T <time>` line to the subscribed `uri`'s update. */
+async function updateLatencies(
+  fixture: TmuxFixture,
+  session: Session,
+  waiters: Waiters,
+  uri: string,
+): Promise<number[]> {
+  const updates: number[] = [];
+  for (let trial = 0; trial < TRIALS; trial++) {
+    await sleep(600);
+    const seen = nextNotification(waiters, "updated");
+    await fixture.tmux("wait-for", "-S", "go");
+    const at = await seen;
+    const screen = await session.client.readResource({ uri });
+    const text = (screen.contents[0] as { text: string }).text;
+    const stamps = [...text.matchAll(/^T (\d+\.\d+)$/gm)];
+    const printed = Number(stamps[stamps.length - 1][1]) * 1000;
+    updates.push(at - printed);
+  }
+  return updates;
+}
+
+/** Prints one transport's three figures. */
+function report(transport: string, updates: number[], idleList: number[], liveList: number[]) {
+  console.log(`${transport}: update after printing: ${summary(updates)}`);
+  console.log(
+    `${transport}: list_changed after a person's new-window, nobody subscribed: ${
+      idleList.length > 0 ? summary(idleList) : "not heard (no client runs)"
+    }`,
+  );
+  console.log(
+    `${transport}: list_changed after a person's new-window, while subscribed: ${
+      summary(liveList)
+    }`,
+  );
+}
+
+async function run(transport: "control" | "process") {
+  const fixture = await TmuxFixture.start({ width: 100, height: 30 });
+  const session = await startServer(fixture.socketPath, { args: ["--transport", transport] });
+  const waiters = listen(session);
   try {
     const pane = await fixture.shellPane();
     await fixture.typeLine(
@@ -74,51 +140,16 @@ async function run(transport: "control" | "process") {
 
     await session.client.listResources();
     // With the process transport nobody listens while nothing is subscribed.
-    const idleList: number[] = [];
-    for (let i = 0; i < (transport === "control" ? 5 : 0); i++) {
-      const seen = nextNotification(waiters, "list_changed");
-      const began = now();
-      await fixture.tmux("new-window", "-d");
-      idleList.push((await seen) - began);
-      await session.client.listResources();
-    }
+    const idle = transport === "control" ? 5 : 0;
+    const idleList = await listChangedLatencies(fixture, session, waiters, idle);
 
     const uri = `tmux://panes/${encodeURIComponent(pane)}/content`;
     await session.client.subscribeResource({ uri });
-    const updates: number[] = [];
-    for (let trial = 0; trial < TRIALS; trial++) {
-      await sleep(600);
-      const seen = nextNotification(waiters, "updated");
-      await fixture.tmux("wait-for", "-S", "go");
-      const at = await seen;
-      const screen = await session.client.readResource({ uri });
-      const text = (screen.contents[0] as { text: string }).text;
-      const stamps = [...text.matchAll(/^T (\d+\.\d+)$/gm)];
-      const printed = Number(stamps[stamps.length - 1][1]) * 1000;
-      updates.push(at - printed);
-    }
-
-    const liveList: number[] = [];
-    for (let i = 0; i < 5; i++) {
-      const seen = nextNotification(waiters, "list_changed");
-      const began = now();
-      await fixture.tmux("new-window", "-d");
-      liveList.push((await seen) - began);
-      await session.client.listResources();
-    }
+    const updates = await updateLatencies(fixture, session, waiters, uri);
+    const liveList = await listChangedLatencies(fixture, session, waiters, 5);
     await session.client.unsubscribeResource({ uri });
 
-    console.log(`${transport}: update after printing: ${summary(updates)}`);
-    console.log(
-      `${transport}: list_changed after a person's new-window, nobody subscribed: ${
-        idleList.length > 0 ? summary(idleList) : "not heard (no client runs)"
-      }`,
-    );
-    console.log(
-      `${transport}: list_changed after a person's new-window, while subscribed: ${
-        summary(liveList)
-      }`,
-    );
+    report(transport, updates, idleList, liveList);
   } finally {
     await session.close();
     await fixture.close();
