@@ -22,12 +22,74 @@ import { quantile } from "./stats.ts";
 
 const TRIALS = 50;
 
+type Session = Awaited<ReturnType<typeof startServer>>;
+
+/** One trial's figures: printed -> returned, call -> armed (ms) and the wake-up mechanism. */
+interface Trial {
+  latency: number;
+  arming: number;
+  wakeup: string;
+}
+
+/** Starts a wait for `MARK <trial>`, lets the pane print it once armed, and times the match. */
+async function timeTrial(
+  fixture: TmuxFixture,
+  session: Session,
+  pane: string,
+  trial: number,
+): Promise<Trial> {
+  let armed: () => void = () => {};
+  const isArmed = new Promise<void>((resolve) => (armed = resolve));
+  const began = performance.now();
+  const call = session.client.callTool(
+    {
+      name: "wait_for_text",
+      arguments: {
+        paneId: pane,
+        patterns: [`^MARK ${trial} \\d+\\.\\d+$`],
+        timeoutSeconds: 20,
+      },
+    },
+    undefined,
+    { onprogress: () => armed() },
+  ) as Promise<CallToolResult>;
+  await isArmed;
+  const arming = performance.now() - began;
+  await fixture.tmux("wait-for", "-S", "go");
+  const result = await call;
+  const returned = performance.timeOrigin + performance.now();
+  const r = result.structuredContent as {
+    outcome: string;
+    wakeup: string;
+    tail: { lines: string[] };
+  };
+  if (result.isError || r.outcome !== "matched") {
+    throw new Error(`trial ${trial}: ${JSON.stringify(result.content)}`);
+  }
+  const line = r.tail.lines.find((l) => l.startsWith(`MARK ${trial} `));
+  if (!line) throw new Error(`trial ${trial}: the line is not in the tail`);
+  const printedAt = Number(line.split(" ")[2]) * 1000;
+  return { latency: returned - printedAt, arming, wakeup: r.wakeup };
+}
+
+/** One transport's table row: latency median, p95 and max, arming median, wake-ups seen. */
+function summarize(transport: string, trials: Trial[]) {
+  const latencies = trials.map((t) => t.latency).sort((a, b) => a - b);
+  const armings = trials.map((t) => t.arming).sort((a, b) => a - b);
+  return {
+    transport,
+    mechanism: [...new Set(trials.map((t) => t.wakeup))].join(","),
+    median: quantile(latencies, 0.5),
+    p95: quantile(latencies, 0.95),
+    max: latencies[latencies.length - 1],
+    armMedian: quantile(armings, 0.5),
+  };
+}
+
 async function run(transport: "control" | "process") {
   const fixture = await TmuxFixture.start({ width: 100, height: 30 });
   const session = await startServer(fixture.socketPath, { args: ["--transport", transport] });
-  const latencies: number[] = [];
-  const armings: number[] = [];
-  const mechanisms = new Set<string>();
+  const trials: Trial[] = [];
   try {
     const pane = await fixture.shellPane();
     await fixture.typeLine(
@@ -35,55 +97,12 @@ async function run(transport: "control" | "process") {
       `i=0; while tmux -S '${fixture.socketPath}' wait-for go; do i=$((i+1)); ` +
         `printf 'MARK %s %s\\n' "$i" "$EPOCHREALTIME"; done`,
     );
-    for (let trial = 1; trial <= TRIALS; trial++) {
-      let armed: () => void = () => {};
-      const isArmed = new Promise<void>((resolve) => (armed = resolve));
-      const began = performance.now();
-      const call = session.client.callTool(
-        {
-          name: "wait_for_text",
-          arguments: {
-            paneId: pane,
-            patterns: [`^MARK ${trial} \\d+\\.\\d+$`],
-            timeoutSeconds: 20,
-          },
-        },
-        undefined,
-        { onprogress: () => armed() },
-      ) as Promise<CallToolResult>;
-      await isArmed;
-      armings.push(performance.now() - began);
-      await fixture.tmux("wait-for", "-S", "go");
-      const result = await call;
-      const returned = performance.timeOrigin + performance.now();
-      const r = result.structuredContent as {
-        outcome: string;
-        wakeup: string;
-        tail: { lines: string[] };
-      };
-      if (result.isError || r.outcome !== "matched") {
-        throw new Error(`trial ${trial}: ${JSON.stringify(result.content)}`);
-      }
-      mechanisms.add(r.wakeup);
-      const line = r.tail.lines.find((l) => l.startsWith(`MARK ${trial} `));
-      if (!line) throw new Error(`trial ${trial}: the line is not in the tail`);
-      const printedAt = Number(line.split(" ")[2]) * 1000;
-      latencies.push(returned - printedAt);
-    }
+    for (let n = 1; n <= TRIALS; n++) trials.push(await timeTrial(fixture, session, pane, n));
   } finally {
     await session.close();
     await fixture.close();
   }
-  latencies.sort((a, b) => a - b);
-  armings.sort((a, b) => a - b);
-  return {
-    transport,
-    mechanism: [...mechanisms].join(","),
-    median: quantile(latencies, 0.5),
-    p95: quantile(latencies, 0.95),
-    max: latencies[latencies.length - 1],
-    armMedian: quantile(armings, 0.5),
-  };
+  return summarize(transport, trials);
 }
 
 /**
