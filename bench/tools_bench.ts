@@ -38,7 +38,13 @@
 
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { countingTmux, FIXTURE_SHELL, startServer, TmuxFixture } from "../tests/harness.ts";
+import {
+  type CountingTmux,
+  countingTmux,
+  FIXTURE_SHELL,
+  startServer,
+  TmuxFixture,
+} from "../tests/harness.ts";
 import { rssKiB } from "../tests/hardening.ts";
 import {
   buildTopology,
@@ -191,76 +197,119 @@ interface Figures {
 
 const fmt = (ms: number) => ms.toFixed(2);
 
+/** The fixture's panes, its history size, the counting wrapper and the workloads. */
+interface Setup {
+  panes: string[];
+  historySize: number;
+  counter: CountingTmux;
+  jobs: Workload[];
+}
+
+/** Builds the topology, fills the history pane and writes the counting wrapper. */
+async function setUp(fixture: TmuxFixture): Promise<Setup> {
+  const panes = await buildTopology(fixture);
+  const windows = (await fixture.tmux("list-windows", "-a", "-F", "#{window_id}")).split("\n");
+  const historyPane = panes[0];
+  const historySize = await fillHistory(fixture, historyPane);
+  const counter = await countingTmux(fixture.dir);
+  return { panes, historySize, counter, jobs: workloads(panes, windows, historyPane) };
+}
+
+/** Calls every tool WARMUP times on each server, round robin, until V8 has optimized both. */
+async function warmUp(timed: Record<Mode, Server>, jobs: Workload[]) {
+  for (let i = 0; i < WARMUP; i++) {
+    for (const job of jobs) {
+      for (const mode of TRANSPORTS) await timedCall(timed[mode], job.tool, job.args(i));
+    }
+  }
+}
+
+/** Times one job in blocks that alternate between the servers, each led by untimed calls. */
+async function timeJob(timed: Record<Mode, Server>, job: Workload): Promise<Record<Mode, Figures>> {
+  const samples: Record<Mode, number[]> = { control: [], process: [] };
+  for (let block = 0; block < CALLS; block += BLOCK) {
+    for (const mode of TRANSPORTS) {
+      for (let i = block - SETTLE; i < Math.min(block + BLOCK, CALLS); i++) {
+        const ms = await timedCall(timed[mode], job.tool, job.args(WARMUP + SETTLE + i));
+        if (i >= block) samples[mode].push(ms);
+      }
+    }
+  }
+  const figures = (s: number[]) => ({ p50: median(s), p95: quantile(s, 0.95), perCall: 0 });
+  return { control: figures(samples.control), process: figures(samples.process) };
+}
+
+/** Calls get_pane_info on each server until it has made 2,000 calls in all. */
+async function callUpTo2000(timed: Record<Mode, Server>, panes: string[]) {
+  // More calls after the 1,000th tell growth that levels off from a leak.
+  for (const mode of TRANSPORTS) {
+    while (timed[mode].calls < 2000) {
+      await timedCall(timed[mode], "get_pane_info", {
+        paneId: panes[timed[mode].calls % panes.length],
+      });
+    }
+  }
+}
+
+/**
+ * Latency and memory: the shipped command line, both transports alive, blocks
+ * alternating. Servers go into `servers` so the caller can close them on failure.
+ */
+async function measureLatency(socketPath: string, setup: Setup, servers: Server[]) {
+  const timed: Record<Mode, Server> = {
+    control: await spawnServer(socketPath, ["--transport", "control"]),
+    process: await spawnServer(socketPath, ["--transport", "process"]),
+  };
+  servers.push(timed.control, timed.process);
+  const results = new Map<string, Record<Mode, Figures>>();
+  await warmUp(timed, setup.jobs);
+  for (const job of setup.jobs) results.set(job.label, await timeJob(timed, job));
+  await callUpTo2000(timed, setup.panes);
+  const rss = Object.fromEntries(
+    TRANSPORTS.map((mode) => [mode, { ...Object.fromEntries(timed[mode].rss) }]),
+  ) as Record<Mode, Record<number, number>>;
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+  return { results, rss };
+}
+
+/** Tmux processes started per call of `job`, counted after its warm-up calls. */
+async function processesPerCall(server: Server, job: Workload, counter: CountingTmux) {
+  for (let i = 0; i < COUNT_WARMUP; i++) await timedCall(server, job.tool, job.args(i));
+  await counter.reset();
+  for (let i = 0; i < COUNTED_CALLS; i++) await timedCall(server, job.tool, job.args(i));
+  return (await counter.started()).length / COUNTED_CALLS;
+}
+
+/** Processes per call: the same calls through the counting wrapper, into `results`. */
+async function countProcesses(
+  socketPath: string,
+  setup: Setup,
+  results: Map<string, Record<Mode, Figures>>,
+  servers: Server[],
+) {
+  const wrapper = setup.counter.binary;
+  for (const mode of TRANSPORTS) {
+    const server = await spawnServer(
+      socketPath,
+      ["--transport", mode, "--tmux", wrapper],
+      [`--allow-run=${wrapper}`],
+    );
+    servers.push(server);
+    for (const job of setup.jobs) {
+      results.get(job.label)![mode].perCall = await processesPerCall(server, job, setup.counter);
+    }
+  }
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+}
+
 async function main() {
   const loadBefore = await loadAverage();
   const fixture = await TmuxFixture.empty();
   const servers: Server[] = [];
   try {
-    const panes = await buildTopology(fixture);
-    const windows = (await fixture.tmux("list-windows", "-a", "-F", "#{window_id}")).split("\n");
-    const historyPane = panes[0];
-    const historySize = await fillHistory(fixture, historyPane);
-    const counter = await countingTmux(fixture.dir);
-    const wrapper = counter.binary;
-    const jobs = workloads(panes, windows, historyPane);
-
-    // Latency: the shipped command line, both transports alive, blocks alternating.
-    const timed: Record<Mode, Server> = {
-      control: await spawnServer(fixture.socketPath, ["--transport", "control"]),
-      process: await spawnServer(fixture.socketPath, ["--transport", "process"]),
-    };
-    servers.push(timed.control, timed.process);
-    const results = new Map<string, Record<Mode, Figures>>();
-    for (let i = 0; i < WARMUP; i++) {
-      for (const job of jobs) {
-        for (const mode of TRANSPORTS) await timedCall(timed[mode], job.tool, job.args(i));
-      }
-    }
-    for (const job of jobs) {
-      const samples: Record<Mode, number[]> = { control: [], process: [] };
-      for (let block = 0; block < CALLS; block += BLOCK) {
-        for (const mode of TRANSPORTS) {
-          for (let i = block - SETTLE; i < Math.min(block + BLOCK, CALLS); i++) {
-            const ms = await timedCall(timed[mode], job.tool, job.args(WARMUP + SETTLE + i));
-            if (i >= block) samples[mode].push(ms);
-          }
-        }
-      }
-      results.set(job.label, {
-        control: { p50: median(samples.control), p95: quantile(samples.control, 0.95), perCall: 0 },
-        process: { p50: median(samples.process), p95: quantile(samples.process, 0.95), perCall: 0 },
-      });
-    }
-    // More calls after the 1,000th tell growth that levels off from a leak.
-    for (const mode of TRANSPORTS) {
-      while (timed[mode].calls < 2000) {
-        await timedCall(timed[mode], "get_pane_info", {
-          paneId: panes[timed[mode].calls % panes.length],
-        });
-      }
-    }
-    const rss = Object.fromEntries(
-      TRANSPORTS.map((mode) => [mode, { ...Object.fromEntries(timed[mode].rss) }]),
-    ) as Record<Mode, Record<number, number>>;
-    await Promise.all(servers.splice(0).map((s) => s.close()));
-
-    // Processes per call: the same calls through the counting wrapper.
-    for (const mode of TRANSPORTS) {
-      const server = await spawnServer(
-        fixture.socketPath,
-        ["--transport", mode, "--tmux", wrapper],
-        [`--allow-run=${wrapper}`],
-      );
-      servers.push(server);
-      for (const job of jobs) {
-        for (let i = 0; i < COUNT_WARMUP; i++) await timedCall(server, job.tool, job.args(i));
-        await counter.reset();
-        for (let i = 0; i < COUNTED_CALLS; i++) await timedCall(server, job.tool, job.args(i));
-        results.get(job.label)![mode].perCall = (await counter.started()).length / COUNTED_CALLS;
-      }
-    }
-    await Promise.all(servers.splice(0).map((s) => s.close()));
-
+    const setup = await setUp(fixture);
+    const { results, rss } = await measureLatency(fixture.socketPath, setup, servers);
+    await countProcesses(fixture.socketPath, setup, results, servers);
     const startup = {
       control: await startupMs(fixture.socketPath, "control"),
       process: await startupMs(fixture.socketPath, "process"),
@@ -272,10 +321,10 @@ async function main() {
       startup,
       loadBefore,
       loadAfter,
-      historySize,
-      panes: panes.length,
-      jobs,
-      wrapper,
+      historySize: setup.historySize,
+      panes: setup.panes.length,
+      jobs: setup.jobs,
+      wrapper: setup.counter.binary,
     });
   } finally {
     await Promise.allSettled(servers.map((s) => s.close()));
@@ -283,7 +332,8 @@ async function main() {
   }
 }
 
-function report(r: {
+/** Everything the report prints. */
+interface Measurements {
   results: Map<string, Record<Mode, Figures>>;
   rss: Record<Mode, Record<number, number>>;
   startup: Record<Mode, number[]>;
@@ -293,60 +343,68 @@ function report(r: {
   panes: number;
   jobs: Workload[];
   wrapper: string;
-}) {
-  const out: string[] = [];
-  out.push(
+}
+
+/** The run's machine, the topology and method, and the latency table's head. */
+function header(r: Measurements): string[] {
+  return [
     `tmux-mcp tools bench: ${new Date().toISOString()}, ${navigator.hardwareConcurrency} CPUs, ` +
-      `load average ${r.loadBefore} (start) / ${r.loadAfter} (end), Deno ${Deno.version.deno}`,
+    `load average ${r.loadBefore} (start) / ${r.loadAfter} (end), Deno ${Deno.version.deno}`,
     "",
     `Topology: ${SESSIONS} sessions × ${WINDOWS} windows × 2 panes (${r.panes} panes, ` +
-      `${FIXTURE_SHELL}); one pane with ${r.historySize} lines of history. ` +
-      `${CALLS} timed calls per tool per transport after ${WARMUP} warm-up calls of every tool, ` +
-      `round robin; timed calls in blocks of ${BLOCK} alternating between the two servers, ` +
-      `each block after ${SETTLE} untimed calls; latency at the client over stdio.`,
+    `${FIXTURE_SHELL}); one pane with ${r.historySize} lines of history. ` +
+    `${CALLS} timed calls per tool per transport after ${WARMUP} warm-up calls of every tool, ` +
+    `round robin; timed calls in blocks of ${BLOCK} alternating between the two servers, ` +
+    `each block after ${SETTLE} untimed calls; latency at the client over stdio.`,
     "",
     "| call | control p50 | control p95 | process p50 | process p95 | p50 ratio | tmux processes/call control | tmux processes/call process |",
     "|---|---:|---:|---:|---:|---:|---:|---:|",
-  );
-  for (const job of r.jobs) {
+  ];
+}
+
+/** One latency-table row per workload. */
+function latencyRows(r: Measurements): string[] {
+  return r.jobs.map((job) => {
     const f = r.results.get(job.label)!;
-    out.push(
-      `| ${job.label} | ${fmt(f.control.p50)} ms | ${fmt(f.control.p95)} ms | ${
-        fmt(f.process.p50)
-      } ms | ${fmt(f.process.p95)} ms | ${(f.process.p50 / f.control.p50).toFixed(1)}× | ${
-        f.control.perCall.toFixed(2)
-      } | ${f.process.perCall.toFixed(2)} |`,
-    );
-  }
-  out.push("");
-  for (const mode of TRANSPORTS) {
-    const s = r.startup[mode];
-    out.push(
-      `Start-up (${mode}): spawn to initialize answer, median ${fmt(median(s))} ms ` +
-        `(min ${fmt(Math.min(...s))}, max ${fmt(Math.max(...s))}, n=${s.length}).`,
-    );
-  }
+    return `| ${job.label} | ${fmt(f.control.p50)} ms | ${fmt(f.control.p95)} ms | ${
+      fmt(f.process.p50)
+    } ms | ${fmt(f.process.p95)} ms | ${(f.process.p50 / f.control.p50).toFixed(1)}× | ${
+      f.control.perCall.toFixed(2)
+    } | ${f.process.perCall.toFixed(2)} |`;
+  });
+}
+
+function startupLines(startup: Record<Mode, number[]>): string[] {
+  return TRANSPORTS.map((mode) => {
+    const s = startup[mode];
+    return `Start-up (${mode}): spawn to initialize answer, median ${fmt(median(s))} ms ` +
+      `(min ${fmt(Math.min(...s))}, max ${fmt(Math.max(...s))}, n=${s.length}).`;
+  });
+}
+
+function memoryLines(rss: Record<Mode, Record<number, number>>): string[] {
   const mib = (kib: number | undefined) =>
     kib === undefined ? "not reached" : `${(kib / 1024).toFixed(1)} MiB`;
-  for (const mode of TRANSPORTS) {
-    const m = r.rss[mode];
-    const pct = (a: number, b: number) => `${b >= a ? "+" : ""}${((b / a - 1) * 100).toFixed(1)}%`;
-    out.push(
-      `Memory (${mode}): VmRSS ${mib(m[10])} after 10 calls, ${mib(m[1000])} after 1,000 (${
-        pct(m[10], m[1000])
-      }), ${mib(m[2000])} after 2,000 (${pct(m[1000], m[2000])} from 1,000).`,
-    );
-  }
-  out.push(
-    "",
-    `Processes were counted by a second pair of servers started with --tmux ${r.wrapper} ` +
-      `(a sh script that logs a line and execs tmux) and one extra permission, ` +
-      `--allow-run=<that wrapper>, on top of the shipped -P=server set; ` +
-      `${COUNTED_CALLS} calls per tool after ${COUNT_WARMUP} warm-up calls. ` +
-      "Latency servers ran the shipped command line unchanged.",
-    "",
-  );
+  const pct = (a: number, b: number) => `${b >= a ? "+" : ""}${((b / a - 1) * 100).toFixed(1)}%`;
+  return TRANSPORTS.map((mode) => {
+    const m = rss[mode];
+    return `Memory (${mode}): VmRSS ${mib(m[10])} after 10 calls, ${mib(m[1000])} after 1,000 (${
+      pct(m[10], m[1000])
+    }), ${mib(m[2000])} after 2,000 (${pct(m[1000], m[2000])} from 1,000).`;
+  });
+}
 
+/** How processes were counted, so a reader knows the latency servers ran unwrapped. */
+function countingNote(wrapper: string): string {
+  return `Processes were counted by a second pair of servers started with --tmux ${wrapper} ` +
+    `(a sh script that logs a line and execs tmux) and one extra permission, ` +
+    `--allow-run=<that wrapper>, on top of the shipped -P=server set; ` +
+    `${COUNTED_CALLS} calls per tool after ${COUNT_WARMUP} warm-up calls. ` +
+    "Latency servers ran the shipped command line unchanged.";
+}
+
+/** Each goal with whether it was met and the figure that decided it. */
+function goals(r: Measurements): [string, boolean, string][] {
   const reads = r.jobs.filter((j) => j.readGoal).map((j) => r.results.get(j.label)!.control);
   const batch = r.jobs.filter((j) => j.batchGoal).map((j) => r.results.get(j.label)!.control);
   const counted = r.jobs.filter((j) => j.readGoal || j.batchGoal).map((j) =>
@@ -355,7 +413,7 @@ function report(r: {
   const worstRatio = Math.min(...counted.map((f) => f.process.p50 / f.control.p50));
   const startup = median(r.startup.control);
   const growth = r.rss.control[1000] / r.rss.control[10] - 1;
-  const goals: [string, boolean, string][] = [
+  return [
     [
       "read tools ≤ 3 ms p50 (control)",
       reads.every((f) => f.p50 <= 3),
@@ -380,10 +438,30 @@ function report(r: {
       Number.isNaN(growth) ? "fewer than 1,000 calls made" : `${(growth * 100).toFixed(1)}%`,
     ],
   ];
-  out.push("| goal | result | measured |", "|---|---|---|");
-  for (const [goal, pass, measured] of goals) {
-    out.push(`| ${goal} | ${pass ? "pass" : "MISS"} | ${measured} |`);
-  }
+}
+
+function goalsTable(rows: [string, boolean, string][]): string[] {
+  return [
+    "| goal | result | measured |",
+    "|---|---|---|",
+    ...rows.map(([goal, pass, measured]) =>
+      `| ${goal} | ${pass ? "pass" : "MISS"} | ${measured} |`
+    ),
+  ];
+}
+
+function report(r: Measurements) {
+  const out = [
+    ...header(r),
+    ...latencyRows(r),
+    "",
+    ...startupLines(r.startup),
+    ...memoryLines(r.rss),
+    "",
+    countingNote(r.wrapper),
+    "",
+    ...goalsTable(goals(r)),
+  ];
   console.log(out.join("\n"));
 }
 
