@@ -14,8 +14,6 @@
  * @module
  */
 
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { commandLine } from "../tmux/control_quote.ts";
 import { listPanesCommand } from "../tmux/views.ts";
 import { type Session, startServer, tmuxAt, TmuxFixture, tmuxVersion } from "../tests/harness.ts";
@@ -34,6 +32,7 @@ import { median, quantile, time } from "./stats.ts";
 import { denoAlone } from "./deno_alone.ts";
 import { RelayFloor } from "./relay_floor.ts";
 import { type Answers, callKey } from "./relay_stand_in.ts";
+import { Ours, RSS_READINGS } from "./ours.ts";
 
 const QUICK = Deno.args.includes("--quick");
 /** Timed calls per operation, for ours and for each floor. */
@@ -65,29 +64,6 @@ const REFERENCE_MS = {
 const REFERENCE_DENO_MIB = 36;
 /** Every read tool: at most its control floor plus 0.4 ms, p95 at most twice the median. */
 const read = (floor: number): Goal => ({ median: (floor + 0.4) / floor, p95OfMedian: 2 });
-
-/** The client side of our server, counting calls to read its memory at fixed points. */
-class Ours {
-  calls = 0;
-  readonly rss = new Map<number, number>();
-  /** The latest answer to each call, for the relay floor's stand-in (bench/relay_floor.ts). */
-  readonly answers = new Map<string, unknown>();
-  constructor(readonly client: Client, readonly pid: number) {}
-
-  /** Calls `tool`, failing on an error result; `ms` is the call alone, memory read after it. */
-  async call(tool: string, args: Record<string, unknown>) {
-    const began = performance.now();
-    const result = await this.client.callTool({ name: tool, arguments: args }) as CallToolResult;
-    const ms = performance.now() - began;
-    if (result.isError) throw new Error(`${tool} failed: ${JSON.stringify(result.content)}`);
-    this.calls++;
-    this.answers.set(callKey(tool, args), result);
-    if (this.calls === 1000 || this.calls === LONG_CALLS) {
-      this.rss.set(this.calls, await statusKiB(this.pid, "VmRSS"));
-    }
-    return { result, ms };
-  }
-}
 
 /** One read operation: our tool call and the tmux commands under it (one line, one process). */
 interface Op {
@@ -325,6 +301,7 @@ function floorRow(operation: string, s: Samples, goal: Goal, max = false): Row {
       controlP95: quantile(s.control, 0.95),
       process: median(s.process),
       least: s.relay.length > 0 ? median(s.relay) : undefined,
+      leastP95: s.relay.length > 0 ? quantile(s.relay, 0.95) : undefined,
       floor: control,
     },
     goal,
@@ -339,7 +316,7 @@ interface WarmRun {
   /** Our recorded answers, which fresh relay stand-ins replay for their first calls. */
   answers: Answers;
   peakKiB: number;
-  rss: Map<number, number>;
+  rss: Map<number, number[]>;
 }
 
 async function warmServer(fixture: TmuxFixture, panes: string[], windowId: string) {
@@ -353,7 +330,7 @@ async function warmServer(fixture: TmuxFixture, panes: string[], windowId: strin
   let relay: RelayFloor | undefined;
   try {
     session = await startServer(fixture.socketPath);
-    const ours = new Ours(session.client, session.transport.pid!);
+    const ours = new Ours(session.client, session.transport.pid!, [1000, LONG_CALLS]);
     const ops = readOps(panes, windowId, historyPane, height);
     for (let i = 0; i < WARMUP; i++) for (const op of ops) await ours.call(op.tool, op.args);
     const answers = recorded(ours, ops);
@@ -438,14 +415,16 @@ async function coldRows(fixture: TmuxFixture, windowId: string, warm: WarmRun): 
   return [...rows, ...growthRow(warm.rss)];
 }
 
-/** The row of memory after 10,000 calls against after 1,000, when both were read. */
-function growthRow(rss: Map<number, number>): Row[] {
-  const early = rss.get(1000);
-  const late = rss.get(LONG_CALLS);
+/** The row of memory after 10,000 calls against after 1,000 (medians), when both were read. */
+function growthRow(rss: Map<number, number[]>): Row[] {
+  const [early, late] = [1000, LONG_CALLS].map((mark) => {
+    const readings = rss.get(mark) ?? [];
+    return readings.length === RSS_READINGS ? median(readings) : undefined;
+  });
   if (early === undefined || late === undefined) return [];
   return [{
     measured: {
-      operation: `VmRSS after ${LONG_CALLS.toLocaleString("en")} calls`,
+      operation: `VmRSS after ${LONG_CALLS.toLocaleString("en")} calls (median of ${RSS_READINGS})`,
       unit: "MiB",
       ours: { median: mib(late) },
       process: mib(early),

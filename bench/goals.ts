@@ -24,6 +24,8 @@ export interface Measured {
    * tool definitions and nothing else.
    */
   least?: number;
+  /** The relay floor's p95, for a call. */
+  leastP95?: number;
   /** How the least column should name it, when it is not the relay. */
   leastLabel?: string;
   /** The one-process floor's median (or a bare `deno run`), when there is one. */
@@ -99,20 +101,20 @@ export function row(m: Measured, goal: Goal): string {
     .filter((v) => v !== undefined).map((v) => fixed(v!, u)).join(" / ");
   const floor = (value: number | undefined, label = "") =>
     value === undefined ? "—" : `${label}${fixed(value, u)}`;
-  const control = m.controlP95 === undefined
-    ? floor(m.control)
-    : `${floor(m.control)} / ${floor(m.controlP95)}`;
-  return `| ${m.operation} | ${ours} | ${control} | ${
+  const withP95 = (median: string, p95: number | undefined) =>
+    p95 === undefined ? median : `${median} / ${floor(p95)}`;
+  const least = withP95(floor(m.least, m.leastLabel ? `${m.leastLabel} ` : ""), m.leastP95);
+  return `| ${m.operation} | ${ours} | ${withP95(floor(m.control), m.controlP95)} | ${
     floor(m.process, m.processLabel ? `${m.processLabel} ` : "")
-  } | ${floor(m.least, m.leastLabel ? `${m.leastLabel} ` : "")} | ${
-    (m.ours.median / m.floor).toFixed(2)
-  }× | ${goalText(m, goal)} | ${verdict(m, goal)} |`;
+  } | ${least} | ${(m.ours.median / m.floor).toFixed(2)}× | ${goalText(m, goal)} | ${
+    verdict(m, goal)
+  } |`;
 }
 
 /** The whole table, units in the header: ms unless a row says MiB. */
 export function table(rows: { measured: Measured; goal: Goal }[]): string {
   return [
-    "| operation | ours median / p95 (/ max) | floor (control) median / p95 | floor (process) | least on Deno | ratio to the floor | goal (× floor) | met? |",
+    "| operation | ours median / p95 (/ max) | floor (control) median / p95 | floor (process) | least on Deno (/ p95) | ratio to the floor | goal (× floor) | met? |",
     "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ...rows.map((r) => row(r.measured, r.goal)),
   ].join("\n");
