@@ -128,10 +128,13 @@ Deno.test("round trips per call: run_shell_command in a warm pane (process mode,
         await s.ok("run_shell_command", { paneId: pane, command: "printf ok" });
         // Looks for the prompt after the run and at the pane during the
         // wait depend on how fast the shell is: not counted.
-        const started = (await counter.started()).filter((line) =>
-          !/^[^;]*display-message -p -t \S+ #\{cursor_x\} [^;]*$/.test(line) &&
-          !line.endsWith(" #{pane_dead}")
-        );
+        // (A process's commands end with the transport's marker.)
+        const started = (await counter.started())
+          .map((line) => line.replace(/ ; display-message -p tmux-mcp-split-\S+$/, ""))
+          .filter((line) =>
+            !/^[^;]*display-message -p -t \S+ #\{cursor_x\} [^;]*$/.test(line) &&
+            !line.endsWith(" #{pane_dead}")
+          );
         // The run's watch (it reads the status and the rows when the frame
         // signals); the guarded line (tmux checks the shell the last run
         // found, and reads the server's pid and the earlier runs' marks); the

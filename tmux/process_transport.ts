@@ -44,7 +44,13 @@ export class ProcessTransport implements Transport {
     readonly socketLabel: string,
   ) {}
 
-  /** Runs the commands chained in one process; outputs are split on a marker line. */
+  /**
+   * Runs the commands chained in one process; outputs are split on the
+   * marker line printed after each. Every marker printed means every command
+   * ran: tmux stops a list at its first failing command, while a failing hook
+   * of a person's (`set-hook -g after-send-keys ...`) makes the process exit
+   * 1 with the list run to its end, and must not fail a call that did its work.
+   */
   run(commands: string[][], options: RunOptions = {}): Promise<string[]> {
     return this.#chained(commands, options);
   }
@@ -52,28 +58,30 @@ export class ProcessTransport implements Transport {
   async #chained(commands: string[][], options: RunOptions): Promise<string[]> {
     const args = [...this.globalArgs];
     commands.forEach((command, i) => {
-      if (i > 0) args.push(";", "display-message", "-p", this.#marker, ";");
-      args.push(...command.map(encodeArgument));
+      if (i > 0) args.push(";");
+      args.push(...command.map(encodeArgument), ";", "display-message", "-p", this.#marker);
     });
     // tmux refuses a longer command with "command too long", which names no
     // value and no fix; a single command cannot be split into round trips.
     const bytes = commandBytes(args.slice(this.globalArgs.length));
     if (bytes > PROCESS_ARGUMENT_BYTES) throw tooLong(bytes);
     const result = await spawnTmux(this.binary, args, options);
-    const stdout = decoder.decode(result.stdout);
+    const parts = decoder.decode(result.stdout).split(`${this.#marker}\n`);
+    const outputs = (ran: string[]) =>
+      ran.map((part) => part.endsWith("\n") ? part.slice(0, -1) : part);
+    if (parts.length === commands.length + 1) return outputs(parts.slice(0, -1));
     const stderr = result.stderr.length > 0 ? decoder.decode(result.stderr) : "";
     if (result.code !== 0) throw classifyTmuxFailure(stderr, this.socketLabel);
     // tmux 3.3a exits 0 when it cannot create the socket of a server it was
     // asked to start (its directory is missing), having run nothing.
     const unusable = stderr && unusableSocket(stderr.trim().split("\n")[0], this.socketLabel);
     if (unusable) throw unusable;
-    const parts = stdout.split(`${this.#marker}\n`);
-    if (parts.length !== commands.length) {
-      // A value that printed the marker itself cannot happen (it is random per
-      // process), so a mismatch means tmux stopped early without an error.
-      throw classifyTmuxFailure(stderr || "incomplete output", this.socketLabel);
-    }
-    return parts.map((part) => part.endsWith("\n") ? part.slice(0, -1) : part);
+    // All but the last marker, and no error: the last command ended the
+    // client (kill-server, or the last session killed with exit-empty).
+    if (parts.length === commands.length) return outputs(parts);
+    // A value that printed the marker itself cannot happen (it is random per
+    // process), so a mismatch means tmux stopped early without an error.
+    throw classifyTmuxFailure(stderr || "incomplete output", this.socketLabel);
   }
 
   /** Nothing persistent to release. */

@@ -160,11 +160,14 @@ export function reserveWatch(
 function startWatch(tmux: Tmux, channel: string, options: WatchOptions): ChannelWatch {
   const marker = `tmux-mcp-watch-${crypto.randomUUID()}`;
   // A marker before each `then` command: what a person's hooks print after
-  // `before` is left out, and each output starts with its command's.
+  // `before` is left out, and each output starts with its command's. One
+  // more at the end says every command ran (see watchProcess).
+  const markLine = ["display-message", "-p", marker];
   const commands = [
     ...options.before,
     ["wait-for", "--", channel],
-    ...options.then.flatMap((c) => [["display-message", "-p", marker], c]),
+    ...options.then.flatMap((c) => [markLine, c]),
+    markLine,
   ];
   const args = [...socketArgs(tmux.socket)];
   commands.forEach((command, i) =>
@@ -203,7 +206,13 @@ function startWatch(tmux: Tmux, channel: string, options: WatchOptions): Channel
   return watch;
 }
 
-/** Runs a watch's process; resolves with the outputs of its `then` commands (split on `marker`). */
+/**
+ * Runs a watch's process; resolves with the outputs of its `then` commands
+ * (split on `marker`). The last marker printed means every command ran: a
+ * failing hook of a person's (`set-hook -g after-set-option ...`) then
+ * makes the process exit 1 without failing the watch, as tmux stops a list
+ * only at a failing command of its own.
+ */
 async function watchProcess(
   tmux: Tmux,
   args: string[],
@@ -215,11 +224,14 @@ async function watchProcess(
     timeoutMs: Math.max(0, options.timeoutMs) + 2 * RELEASE_GRACE_MS,
     signal,
   });
+  const parts = new TextDecoder().decode(stdout).split(`${marker}\n`).slice(1);
+  const outputs = parts.slice(0, options.then.length)
+    .map((part) => part.endsWith("\n") ? part.slice(0, -1) : part);
+  if (parts.length === options.then.length + 1) return outputs;
   if (code !== 0) throw classifyTmuxFailure(new TextDecoder().decode(stderr), tmux.label);
-  const outputs = new TextDecoder().decode(stdout).split(`${marker}\n`).slice(1);
   // A waiter whose server exits ends with status 0 and no output.
   if (outputs.length !== options.then.length) checkServer(tmux, "", null);
-  return outputs.map((part) => part.endsWith("\n") ? part.slice(0, -1) : part);
+  return outputs;
 }
 
 /**
