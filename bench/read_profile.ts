@@ -12,7 +12,7 @@
  */
 
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { START_FIXTURE_SERVER, startServer, TmuxFixture } from "../tests/harness.ts";
+import { type Session, START_FIXTURE_SERVER, startServer, TmuxFixture } from "../tests/harness.ts";
 import { median, quantile } from "./stats.ts";
 
 const HISTORY_LINES = 2000;
@@ -72,8 +72,6 @@ async function subjects(base: string | undefined): Promise<Subject[]> {
 const ROUNDS = 10;
 /** Clock ticks per second in /proc/PID/stat (USER_HZ). */
 const HZ = 100;
-
-type Session = Awaited<ReturnType<typeof startServer>>;
 
 /** One subject's server for one operation, with what its calls cost. */
 interface Run {

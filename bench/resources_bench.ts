@@ -19,7 +19,7 @@ import {
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { startServer, TmuxFixture } from "../tests/harness.ts";
+import { type Session, startServer, TmuxFixture } from "../tests/harness.ts";
 import { quantile } from "./stats.ts";
 
 const TRIALS = 20;
@@ -35,7 +35,6 @@ function summary(values: number[]): string {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-type Session = Awaited<ReturnType<typeof startServer>>;
 /** Who waits for each notification kind, handed its arrival time. */
 type Waiters = Map<string, (at: number) => void>;
 

@@ -17,12 +17,10 @@
  */
 
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { startServer, TmuxFixture } from "../tests/harness.ts";
+import { type Session, startServer, TmuxFixture } from "../tests/harness.ts";
 import { quantile } from "./stats.ts";
 
 const TRIALS = 50;
-
-type Session = Awaited<ReturnType<typeof startServer>>;
 
 /** One trial's figures: printed -> returned, call -> armed (ms) and the wake-up mechanism. */
 interface Trial {
