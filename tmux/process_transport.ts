@@ -20,6 +20,24 @@ export function encodeArgument(arg: string): string {
   return arg.endsWith(";") ? `${arg.slice(0, -1)}\\;` : arg;
 }
 
+/** `commands` chained in one tmux argument vector (`;` between them). */
+export function chainArgs(commands: readonly string[][]): string[] {
+  return commands.flatMap((
+    command,
+    i,
+  ) => [...(i > 0 ? [";"] : []), ...command.map(encodeArgument)]);
+}
+
+/**
+ * A process's output cut at each `marker` line, each part without its last
+ * newline. A marker printed after a command says the command ran: tmux stops
+ * a list at a failing command of its own, not at a failing hook of a
+ * person's, which makes the process exit 1 all the same.
+ */
+export function markedParts(stdout: string, marker: string): string[] {
+  return stdout.split(`${marker}\n`).map((part) => part.endsWith("\n") ? part.slice(0, -1) : part);
+}
+
 /** The refusal of arguments a tmux process cannot pass to the server. */
 function tooLong(bytes: number): TmuxError {
   return new TmuxError(
@@ -46,30 +64,23 @@ export class ProcessTransport implements Transport {
 
   /**
    * Runs the commands chained in one process; outputs are split on the
-   * marker line printed after each. Every marker printed means every command
-   * ran: tmux stops a list at its first failing command, while a failing hook
-   * of a person's (`set-hook -g after-send-keys ...`) makes the process exit
-   * 1 with the list run to its end, and must not fail a call that did its work.
+   * marker line printed after each ({@link markedParts}): every marker
+   * printed means every command ran, whatever the exit status.
    */
   run(commands: string[][], options: RunOptions = {}): Promise<string[]> {
     return this.#chained(commands, options);
   }
 
   async #chained(commands: string[][], options: RunOptions): Promise<string[]> {
-    const args = [...this.globalArgs];
-    commands.forEach((command, i) => {
-      if (i > 0) args.push(";");
-      args.push(...command.map(encodeArgument), ";", "display-message", "-p", this.#marker);
-    });
+    const mark = ["display-message", "-p", this.#marker];
+    const args = [...this.globalArgs, ...chainArgs(commands.flatMap((c) => [c, mark]))];
     // tmux refuses a longer command with "command too long", which names no
     // value and no fix; a single command cannot be split into round trips.
     const bytes = commandBytes(args.slice(this.globalArgs.length));
     if (bytes > PROCESS_ARGUMENT_BYTES) throw tooLong(bytes);
     const result = await spawnTmux(this.binary, args, options);
-    const parts = decoder.decode(result.stdout).split(`${this.#marker}\n`);
-    const outputs = (ran: string[]) =>
-      ran.map((part) => part.endsWith("\n") ? part.slice(0, -1) : part);
-    if (parts.length === commands.length + 1) return outputs(parts.slice(0, -1));
+    const parts = markedParts(decoder.decode(result.stdout), this.#marker);
+    if (parts.length === commands.length + 1) return parts.slice(0, -1);
     const stderr = result.stderr.length > 0 ? decoder.decode(result.stderr) : "";
     if (result.code !== 0) throw classifyTmuxFailure(stderr, this.socketLabel);
     // tmux 3.3a exits 0 when it cannot create the socket of a server it was
@@ -78,7 +89,7 @@ export class ProcessTransport implements Transport {
     if (unusable) throw unusable;
     // All but the last marker, and no error: the last command ended the
     // client (kill-server, or the last session killed with exit-empty).
-    if (parts.length === commands.length) return outputs(parts);
+    if (parts.length === commands.length) return parts;
     // A value that printed the marker itself cannot happen (it is random per
     // process), so a mismatch means tmux stopped early without an error.
     throw classifyTmuxFailure(stderr || "incomplete output", this.socketLabel);

@@ -12,7 +12,7 @@
 
 import { socketArgs, type Tmux } from "./client.ts";
 import { classifyTmuxFailure, TmuxError } from "./errors.ts";
-import { encodeArgument } from "./process_transport.ts";
+import { chainArgs, markedParts } from "./process_transport.ts";
 import { spawnTmux } from "./spawn.ts";
 
 /** Options of {@link waitForChannel}. */
@@ -169,10 +169,7 @@ function startWatch(tmux: Tmux, channel: string, options: WatchOptions): Channel
     ...options.then.flatMap((c) => [markLine, c]),
     markLine,
   ];
-  const args = [...socketArgs(tmux.socket)];
-  commands.forEach((command, i) =>
-    args.push(...(i > 0 ? [";"] : []), ...command.map(encodeArgument))
-  );
+  const args = [...socketArgs(tmux.socket), ...chainArgs(commands)];
   const kill = new AbortController();
   let grace: ReturnType<typeof setTimeout> | undefined;
   let released = false;
@@ -208,10 +205,8 @@ function startWatch(tmux: Tmux, channel: string, options: WatchOptions): Channel
 
 /**
  * Runs a watch's process; resolves with the outputs of its `then` commands
- * (split on `marker`). The last marker printed means every command ran: a
- * failing hook of a person's (`set-hook -g after-set-option ...`) then
- * makes the process exit 1 without failing the watch, as tmux stops a list
- * only at a failing command of its own.
+ * (split on `marker`, {@link markedParts}): the last marker printed means
+ * every command ran, whatever the exit status.
  */
 async function watchProcess(
   tmux: Tmux,
@@ -224,9 +219,8 @@ async function watchProcess(
     timeoutMs: Math.max(0, options.timeoutMs) + 2 * RELEASE_GRACE_MS,
     signal,
   });
-  const parts = new TextDecoder().decode(stdout).split(`${marker}\n`).slice(1);
-  const outputs = parts.slice(0, options.then.length)
-    .map((part) => part.endsWith("\n") ? part.slice(0, -1) : part);
+  const parts = markedParts(new TextDecoder().decode(stdout), marker).slice(1);
+  const outputs = parts.slice(0, options.then.length);
   if (parts.length === options.then.length + 1) return outputs;
   if (code !== 0) throw classifyTmuxFailure(new TextDecoder().decode(stderr), tmux.label);
   // A waiter whose server exits ends with status 0 and no output.
