@@ -152,6 +152,9 @@ const SEARCH_PATTERN = "error: .* line \\d+";
 const LOG_LINES = (n: number) =>
   `seq 1 ${n} | awk '{ print ($1 % 100 ? "ok: compiled unit " $1 : "error: step failed at line " $1) }'`;
 
+/** The commands under `op` as one control-mode line (tmux answers it in one block). */
+const controlLine = (op: Op) => op.tmux.map(commandLine).join(" ; ");
+
 /**
  * Our answers to `ops`, with the tmux command line under each, for the
  * relay floor's stand-in.
@@ -159,7 +162,7 @@ const LOG_LINES = (n: number) =>
 function recorded(ours: Ours, ops: Op[]): Answers {
   return Object.fromEntries(ops.map((op) => {
     const key = callKey(op.tool, op.args);
-    return [key, { result: ours.answers.get(key), line: op.tmux.map(commandLine).join(" ; ") }];
+    return [key, { result: ours.answers.get(key), line: controlLine(op) }];
   }));
 }
 
@@ -172,7 +175,7 @@ interface Floors {
 
 /** Ours and the floors of one read operation. */
 function measureRead(ours: Ours, floors: Floors, op: Op) {
-  const line = op.tmux.map(commandLine).join(" ; ");
+  const line = controlLine(op);
   const argv = op.tmux.flatMap((command, i) => (i === 0 ? command : [";", ...command]));
   return interleaved(CALLS, {
     ours: async () => (await ours.call(op.tool, op.args)).ms,
