@@ -465,6 +465,36 @@ Deno.test("attaching resizes no window and floods no output", async () => {
   });
 });
 
+Deno.test("a read made while the client attaches waits for it instead of starting a process", async () => {
+  await withServer(MAIN, async ({ transport }) => {
+    // A bound no attach here reaches: the read must be served by the client.
+    const t = transport({ attachWaitMs: BOUND_MS });
+    const attached = t.connect();
+    const [name] = await t.run([["display-message", "-p", "-t", "main", "#{session_name}"]]);
+    assertEquals(name, "main");
+    assert(await attached, "attached");
+    assertEquals(t.stats, { control: 1, fallback: 0, attaches: 1 });
+  });
+});
+
+Deno.test("while the client attaches, writes go at once and reads wait no longer than the bound", async () => {
+  await withServer(MAIN, async ({ tmux, transport }) => {
+    // The attach waits for commands that make tmux notify: they must not wait for it.
+    const patient = transport({ attachWaitMs: BOUND_MS });
+    const attached = patient.connect();
+    await patient.run([["set-option", "-g", "@during", "1"]]);
+    assert(await attached, "attached");
+    assertEquals(patient.stats, { control: 0, fallback: 1, attaches: 1 });
+    assertEquals(await tmux("show-options", "-gv", "@during"), "1");
+    // An attach takes processes of its own: it cannot end within 0 ms.
+    const hasty = transport({ attachWaitMs: 0 });
+    const attaching = hasty.connect();
+    assertEquals(await hasty.run([["display-message", "-p", "#{session_name}"]]), ["main"]);
+    assert(await attaching, "attached");
+    assertEquals(hasty.stats, { control: 0, fallback: 1, attaches: 1 });
+  });
+});
+
 Deno.test("close() ends the client and is idempotent", async () => {
   await withServer(MAIN, async (s) => {
     const t = s.transport();

@@ -19,9 +19,16 @@ export { commandLine, quoteArgument } from "./control_quote.ts";
 
 /** Bound of one attach attempt (list-sessions, start, `%session-changed`). */
 const ATTACH_TIMEOUT_MS = 5_000;
-/** Backoff between failed attach attempts; attempts are only made by run(). */
+/** Backoff between failed attach attempts (made at start, then only by run()). */
 const MIN_BACKOFF_MS = 250;
 const MAX_BACKOFF_MS = 5_000;
+/**
+ * How long a read waits for an attach in flight before it goes as a process
+ * instead. An attach takes a few milliseconds, less than starting a process
+ * for the read, and the server attaches as it starts, so a client's first
+ * calls meet one in flight.
+ */
+const ATTACH_WAIT_MS = 100;
 /** A client that dies sooner than this after attaching counts as a failure. */
 const SHORT_LIFE_MS = 1_000;
 /**
@@ -110,6 +117,8 @@ export interface ControlOptions {
   verifyMs?: number;
   /** Quiet time before a call after which that call may start the check (ms). */
   verifyIdleMs?: number;
+  /** Longest wait of a read for an attach in flight before it goes as a process (ms). */
+  attachWaitMs?: number;
 }
 
 /**
@@ -131,6 +140,7 @@ export class ControlTransport implements Transport {
   #backoffMs = MIN_BACKOFF_MS;
   readonly #verifyMs: number;
   readonly #verifyIdleMs: number;
+  readonly #attachWaitMs: number;
   #verifyAt = 0;
   #verifying = false;
   /** When the control client was last given a round trip. */
@@ -146,6 +156,7 @@ export class ControlTransport implements Transport {
     this.#fallback = new ProcessTransport(binary, globalArgs, socketLabel);
     this.#verifyMs = options.verifyMs ?? VERIFY_MS;
     this.#verifyIdleMs = options.verifyIdleMs ?? VERIFY_IDLE_MS;
+    this.#attachWaitMs = options.attachWaitMs ?? ATTACH_WAIT_MS;
   }
 
   /** A snapshot of how many round trips each path served. */
@@ -173,8 +184,25 @@ export class ControlTransport implements Transport {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Runs the commands over the control client, or one process while there is none. */
+  /**
+   * Runs the commands over the control client, or one process while there is
+   * none. Reads wait a little for an attach in flight; the others would hold
+   * it up (it waits for them: control_client.ts).
+   */
   run(commands: string[][], options: RunOptions = {}): Promise<string[]> {
+    const attaching = this.#connecting;
+    if (attaching === undefined || this.#closing || !rereadable(commands)) {
+      return this.#route(commands, options);
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const waited = new Promise((resolve) => (timer = setTimeout(resolve, this.#attachWaitMs)));
+    return Promise.race([attaching.catch(() => false), waited]).then(() => {
+      clearTimeout(timer);
+      return this.#route(commands, options);
+    });
+  }
+
+  #route(commands: string[][], options: RunOptions): Promise<string[]> {
     if (this.#closing) return Promise.reject(closedError());
     if (commands.length === 0) return Promise.resolve([]);
     const client = this.#client;
