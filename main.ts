@@ -177,11 +177,11 @@ function buildServer(
   const control = tmux.transport instanceof ControlTransport ? tmux.transport : undefined;
   if (control) {
     control.onNotification(topologyHint);
-    // Attach once the client has initialized rather than at the first tool
-    // call, to hear changes from the start; not before, so spawning the
-    // client does not delay the initialize answer. A call that comes first
-    // attaches it itself.
-    mcp.server.oninitialized = () => void control.connect();
+    // Attach now, while the client reads the initialize answer, to hear
+    // changes from the start and to be attached for its first calls (a read
+    // waits for an attach in flight). The spawns wait on tmux, not on this
+    // thread: the answer is not delayed (docs/benchmarks.md, "First call").
+    void control.connect();
   }
   return mcp;
 }

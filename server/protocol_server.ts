@@ -117,9 +117,6 @@ export class ProtocolServer extends RpcEndpoint {
   /** An initialize request has been answered. */
   #initialized = false;
 
-  /** Called when the client says initialization is complete. */
-  oninitialized?: () => void;
-
   /** A server named by `info`, announcing `options`. */
   constructor(info: Implementation, options: ProtocolServerOptions) {
     super();
@@ -127,7 +124,8 @@ export class ProtocolServer extends RpcEndpoint {
     this.#options = options;
     this.handle("initialize", (request) => this.#initialize(request));
     this.handle("ping", () => ({}));
-    this.setNotificationHandler("notifications/initialized", () => this.oninitialized?.());
+    // Nothing waits for it: the server attaches to tmux as it starts.
+    this.setNotificationHandler("notifications/initialized", () => {});
     this.setNotificationHandler("notifications/cancelled", ({ params }) => {
       const id = params?.requestId;
       if (typeof id === "string" || typeof id === "number") this.cancel(id, params?.reason);

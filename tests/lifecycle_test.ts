@@ -4,6 +4,7 @@ import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
 import {
   eventually,
   processTable,
+  rawServer,
   spawnServerProcess,
   startServer,
   TmuxFixture,
@@ -181,4 +182,17 @@ Deno.test("the own socket's directory refused by tmux: one line naming TMUX_TMPD
   assertStringIncludes(line, `its directory ${file}/tmux-`);
   assertStringIncludes(line, "TMUX_TMPDIR");
   assert(!line.includes("ids and values"), line);
+});
+
+Deno.test("the server attaches its control client as it starts, before the client initializes", async () => {
+  await using fx = await TmuxFixture.start();
+  const server = rawServer(["-S", fx.socketPath], { stderr: "null" });
+  // No initialize at all: a client's first calls follow its handshake at once.
+  await eventually(
+    async () => /^1$/m.test(await fx.tmux("list-clients", "-F", "#{client_control_mode}")),
+    "a control client attached",
+  );
+  await server.hangUp();
+  assertEquals((await server.child.status).code, 0);
+  assertEquals(await fx.tmux("list-clients"), "", "the control client left with the server");
 });
