@@ -17,8 +17,15 @@
 
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
-import { eventually, FIXTURE_SHELL, type Session, startServer, TmuxFixture } from "./harness.ts";
-import { descendants, readTopology, startTopology, within } from "./hardening.ts";
+import {
+  descendants,
+  eventually,
+  FIXTURE_SHELL,
+  type Session,
+  startServer,
+  TmuxFixture,
+} from "./harness.ts";
+import { readTopology, startTopology, within } from "./hardening.ts";
 
 /** Failure bound of one answer; the waits below use far shorter timeouts than this. */
 const BOUND_MS = 60_000;

@@ -87,18 +87,6 @@ export async function startTopology(): Promise<TmuxFixture> {
   return fx;
 }
 
-/** Every living or unreaped descendant of `root` (not `root` itself). */
-export async function descendants(root: number): Promise<ProcessRow[]> {
-  const table = await processTable();
-  const parents = new Map(table.map((p) => [p.pid, p.ppid]));
-  return table.filter((p) => {
-    for (let at = parents.get(p.pid); at !== undefined && at > 1; at = parents.get(at)) {
-      if (at === root) return true;
-    }
-    return false;
-  });
-}
-
 /** Processes whose command line mentions `socketPath`, other than `serverPid`. */
 export async function socketProcesses(
   socketPath: string,

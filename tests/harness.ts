@@ -272,6 +272,19 @@ export class TmuxFixture {
     );
   }
 
+  /**
+   * Resolves once a process whose command line is `args` runs below `pane`'s
+   * shell: a run's command is no foreground job of its own, so
+   * {@link untilForeground} does not see it.
+   */
+  async untilRunning(pane: string, args: string): Promise<void> {
+    const shell = Number(await this.tmux("display-message", "-p", "-t", pane, "#{pane_pid}"));
+    await eventually(
+      async () => (await descendants(shell)).some((p) => p.args === args),
+      `${args} runs in ${pane}`,
+    );
+  }
+
   /** Opens a window in `main` running `command` (else the fixture shell); resolves with its pane. */
   windowPane(command?: string): Promise<string> {
     const args = ["new-window", "-P", "-F", "#{pane_id}", "-t", "main:"];
@@ -577,6 +590,18 @@ export async function processTable(): Promise<ProcessRow[]> {
   return new TextDecoder().decode(out.stdout).split("\n").flatMap((line) => {
     const match = line.match(/^\s*(\d+)\s+(\d+)\s+(.*)$/);
     return match ? [{ pid: Number(match[1]), ppid: Number(match[2]), args: match[3] }] : [];
+  });
+}
+
+/** Every living or unreaped descendant of `root` (not `root` itself). */
+export async function descendants(root: number): Promise<ProcessRow[]> {
+  const table = await processTable();
+  const parents = new Map(table.map((p) => [p.pid, p.ppid]));
+  return table.filter((p) => {
+    for (let at = parents.get(p.pid); at !== undefined && at > 1; at = parents.get(at)) {
+      if (at === root) return true;
+    }
+    return false;
   });
 }
 

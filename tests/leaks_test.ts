@@ -12,20 +12,14 @@
 import { assert, assertEquals } from "./assert.ts";
 import {
   countingTmux,
+  descendants,
   eventually,
   processTable,
   type Session,
   startServer,
   TmuxFixture,
 } from "./harness.ts";
-import {
-  descendants,
-  readTopology,
-  settled,
-  socketProcesses,
-  startTopology,
-  within,
-} from "./hardening.ts";
+import { readTopology, settled, socketProcesses, startTopology, within } from "./hardening.ts";
 
 const BOUND_MS = 60_000;
 /** Failure bound of a wait that must end at once when nothing is left behind. */
@@ -128,6 +122,8 @@ for (const transport of ["control", "process"] as const) {
       { paneId: a, command: "tmux wait-for -S run-started; sleep 20", timeoutSeconds: 2 },
       started,
     );
+    // bash ignores a C-c that meets the signalling tmux client exiting: sleep would run on.
+    await fx.untilRunning(a, "sleep 20");
     await ok("send_keys", { paneId: a, keys: ["C-c"] });
 
     // Only the control client may remain a child while the server runs.

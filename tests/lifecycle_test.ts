@@ -2,6 +2,7 @@
 
 import { assert, assertEquals, assertStringIncludes } from "./assert.ts";
 import {
+  descendants,
   eventually,
   processTable,
   rawServer,
@@ -9,7 +10,7 @@ import {
   startServer,
   TmuxFixture,
 } from "./harness.ts";
-import { descendants, settled, socketProcesses, within } from "./hardening.ts";
+import { settled, socketProcesses, within } from "./hardening.ts";
 import { CATALOG } from "../server/catalog.ts";
 
 const INSPECT_TOOLS = CATALOG.filter((tool) => tool.capability.toolset === "inspect")

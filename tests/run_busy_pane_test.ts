@@ -181,6 +181,8 @@ async function startAndCancel(
     { signal: controller.signal, timeout: 120_000 },
   ).then(() => false, () => true);
   await started;
+  // bash ignores a C-c that meets the signalling tmux client exiting: sleep would run on.
+  await fixture.untilRunning(pane, "sleep 300");
   await eventually(async () => (await waitForChildren(pid)).length === 1, "the server waits");
   controller.abort();
   assert(await call, "the cancelled call rejects on the client");

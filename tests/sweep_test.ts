@@ -16,11 +16,10 @@
 
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { assert, assertEquals, wireBytes } from "./assert.ts";
-import { startServer, type TmuxFixture } from "./harness.ts";
+import { descendants, startServer, type TmuxFixture } from "./harness.ts";
 import { outputJsonSchema } from "../server/json_schema.ts";
 import { captureSince } from "../tools/capture_since.ts";
 import {
-  descendants,
   mulberry32,
   readTopology,
   type Schema,
