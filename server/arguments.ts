@@ -5,8 +5,13 @@
  * @module
  */
 
-import type { z } from "zod";
+import { z } from "zod";
 import { ToolError } from "../core/errors.ts";
+
+// zod compiles a parser from generated source at an object schema's first
+// parse: 0.3–0.6 ms of each tool's first call, against about 1 µs more per
+// later parse without it (docs/benchmarks.md, "First call").
+z.config({ jitless: true });
 
 /** Parses `raw` with `schema`; throws a ToolError naming the argument at fault. */
 export function parseArguments<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
