@@ -514,15 +514,32 @@ Deno.test("close() ends the client and is idempotent", async () => {
 Deno.test("steady-state round trips start no process", async () => {
   await withServer(MAIN, async ({ transport }) => {
     // The socket check may run at any call here, but only after a quiet spell
-    // (the first call's): a burst of calls starts no process.
+    // (the first call's, whose check starts once it is answered): a burst of
+    // calls starts no process.
     const t = transport({ verifyMs: 0 });
     await t.connect();
+    const before = spawnStats.started;
     await t.run([["display-message", "-p", "warm"]]);
+    await eventually(() => Promise.resolve(spawnStats.started === before + 1), "the first check");
     const started = spawnStats.started;
     for (let i = 0; i < 50; i++) {
       await t.run([["list-panes", "-a"], ["display-message", "-p", "#{pid}"]]);
     }
     assertEquals(spawnStats.started, started, "processes started");
+  });
+});
+
+Deno.test("the socket check of a call after a quiet spell starts once that call is answered", async () => {
+  await withServer(MAIN, async ({ transport }) => {
+    const t = transport({ verifyMs: 0, verifyIdleMs: 0 });
+    assert(await t.connect(), "attached");
+    const started = spawnStats.started;
+    assertEquals(await t.run([["display-message", "-p", "due"]]), ["due"]);
+    assertEquals(spawnStats.started, started, "no process before the answer");
+    await eventually(
+      () => Promise.resolve(spawnStats.started === started + 1),
+      "the check's process",
+    );
   });
 });
 

@@ -45,6 +45,8 @@ const VERIFY_MS = 10_000;
  * spaced by its thinking, still check about every {@link VERIFY_MS}.
  */
 const VERIFY_IDLE_MS = 2_000;
+/** Delay from tmux's answer to a round trip due for the socket check to the check. */
+const CHECK_DELAY_MS = 10;
 
 /**
  * Commands that must not run on the hidden control client: they wait in the
@@ -208,8 +210,13 @@ export class ControlTransport implements Transport {
     const client = this.#client;
     if (client?.usable && !needsOwnProcess(commands)) {
       this.#stats.control++;
-      this.#verifySoon(client);
+      const check = this.#checkDue();
       const sent = client.send(commands, options);
+      if (check) {
+        // Once the answer is out: the check's process would hold up this call.
+        const later = () => void setTimeout(() => this.#verify(client), CHECK_DELAY_MS);
+        sent.then(later, later);
+      }
       // Reads change nothing, so one the connection dropped (its session
       // was killed, the server exited) is asked again of a process, which
       // also gives the answers of a server without sessions or without tmux.
@@ -249,18 +256,27 @@ export class ControlTransport implements Transport {
   }
 
   /**
-   * Asks the socket, at most every {@link VERIFY_MS} and only after
-   * {@link VERIFY_IDLE_MS} without calls, whether it still leads to
-   * `client`'s server; if not (no server, or another one), ends the client:
-   * reads in flight are asked again of a process, and the next run attaches
-   * to whatever server the socket leads to now.
+   * Whether the round trip being sent is due to check the socket: at most
+   * every {@link VERIFY_MS}, and only after {@link VERIFY_IDLE_MS} without
+   * round trips (one is then counted as checking).
    */
-  #verifySoon(client: ControlClient): void {
+  #checkDue(): boolean {
     const now = Date.now();
     const quietFor = now - this.#lastSentAt;
     this.#lastSentAt = now;
-    if (this.#verifying || now < this.#verifyAt || quietFor < this.#verifyIdleMs) return;
+    if (this.#verifying || now < this.#verifyAt || quietFor < this.#verifyIdleMs) return false;
     this.#verifying = true;
+    return true;
+  }
+
+  /**
+   * Asks the socket whether it still leads to `client`'s server; if not (no
+   * server, or another one), ends the client: reads in flight are asked
+   * again of a process, and the next run attaches to whatever server the
+   * socket leads to now.
+   */
+  #verify(client: ControlClient): void {
+    if (this.#closing) return;
     void this.#fallback.run([["display-message", "-p", "#{pid}"]], {
       timeoutMs: ATTACH_TIMEOUT_MS,
     }).then(
