@@ -8,9 +8,9 @@
 import { z } from "zod";
 import { ToolError } from "../core/errors.ts";
 
-// zod compiles a parser from generated source at an object schema's first
-// parse: 0.3–0.6 ms of each tool's first call, against about 1 µs more per
-// later parse without it (docs/benchmarks.md, "First call").
+// Interpreted parsers: zod would otherwise compile one from generated source
+// at each object schema's first parse, slowing each tool's first call
+// (docs/benchmarks.md, "First call").
 z.config({ jitless: true });
 
 /** Parses `raw` with `schema`; throws a ToolError naming the argument at fault. */

@@ -124,7 +124,7 @@ export class ProtocolServer extends RpcEndpoint {
     this.#options = options;
     this.handle("initialize", (request) => this.#initialize(request));
     this.handle("ping", () => ({}));
-    // Nothing waits for it: the server attaches to tmux as it starts.
+    // Accepted, and nothing waits for it.
     this.setNotificationHandler("notifications/initialized", () => {});
     this.setNotificationHandler("notifications/cancelled", ({ params }) => {
       const id = params?.requestId;

@@ -204,6 +204,7 @@ export class ControlTransport implements Transport {
     });
   }
 
+  /** The round trip over the control client when one serves it, else as a process. */
   #route(commands: string[][], options: RunOptions): Promise<string[]> {
     if (this.#closing) return Promise.reject(closedError());
     if (commands.length === 0) return Promise.resolve([]);
@@ -213,7 +214,7 @@ export class ControlTransport implements Transport {
       const check = this.#checkDue();
       const sent = client.send(commands, options);
       if (check) {
-        // Once the answer is out: the check's process would hold up this call.
+        // After tmux's answer: the check's process would hold up this call.
         const later = () => void setTimeout(() => this.#verify(client), CHECK_DELAY_MS);
         sent.then(later, later);
       }
