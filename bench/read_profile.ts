@@ -197,6 +197,15 @@ async function main() {
   const { flags, named } = parseArgs(Deno.args);
   const calls = Number(flags.calls ?? 1000);
   const ops = named.length > 0 ? named : Object.keys(OPERATIONS);
+  const unknown = ops.filter((op) => !Object.hasOwn(OPERATIONS, op));
+  if (unknown.length > 0) {
+    console.error(
+      `read_profile: no operation ${unknown.join(", ")}; name some of: ${
+        Object.keys(OPERATIONS).join(", ")
+      }`,
+    );
+    Deno.exit(2);
+  }
   const fixture = await TmuxFixture.empty();
   try {
     const panes = await topology(fixture);
