@@ -22,10 +22,10 @@ export function encodeArgument(arg: string): string {
 
 /** `commands` chained in one tmux argument vector (`;` between them). */
 export function chainArgs(commands: readonly string[][]): string[] {
-  return commands.flatMap((
-    command,
-    i,
-  ) => [...(i > 0 ? [";"] : []), ...command.map(encodeArgument)]);
+  return commands.flatMap((command, i) => {
+    const args = command.map(encodeArgument);
+    return i === 0 ? args : [";", ...args];
+  });
 }
 
 /**
