@@ -117,7 +117,7 @@ Deno.test("start-up failures print one clear line and exit 1", async () => {
 /** Failure bound of one step that must end at once when nothing is left behind. */
 const STEP_BOUND_MS = 30_000;
 
-for (const signal of ["SIGTERM", "SIGINT"] as const) {
+for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
   Deno.test(`${signal} to the server while a wait and a run are pending leaves nothing behind`, async () => {
     await using fx = await TmuxFixture.start();
     const pane = await fx.shellPane();
