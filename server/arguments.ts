@@ -8,14 +8,13 @@
 import { z } from "zod";
 import { ToolError } from "../core/errors.ts";
 
-// Interpreted parsers: zod would otherwise compile one from generated source
-// at each object schema's first parse, slowing each tool's first call
-// (docs/benchmarks.md, "First call").
-z.config({ jitless: true });
-
 /** Parses `raw` with `schema`; throws a ToolError naming the argument at fault. */
 export function parseArguments<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
-  const result = schema.safeParse(raw ?? {});
+  // Interpreted: zod would otherwise compile a parser from generated source at
+  // each object schema's first parse, slowing each tool's first call
+  // (docs/benchmarks.md, "First call"). Asked here, not with z.config, which
+  // reaches only schemas built after it: the tools' are built first.
+  const result = schema.safeParse(raw ?? {}, { jitless: true });
   if (result.success) return result.data;
   const issues = result.error.issues.filter((issue) =>
     !isImplicitIntegerBound(issue, result.error.issues)

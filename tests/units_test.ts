@@ -516,6 +516,29 @@ Deno.test("arguments: a wrong type is not 'required'; one bound is reported, the
   assertEquals(message, "invalid arguments: 'end' must be at most 100");
 });
 
+Deno.test("arguments: parsed by zod's interpreter, never by code compiled at a first parse", () => {
+  // Built while zod's global jit is on, as the tools' schemas are: they load
+  // before the server's modules.
+  const before = z.config().jitless;
+  z.config({ jitless: false });
+  const schema = z.strictObject({ id: z.string(), count: z.int().nullish() });
+  z.config({ jitless: before });
+  let compiled = 0;
+  const original = globalThis.Function;
+  globalThis.Function = new Proxy(original, {
+    construct(target, args) {
+      compiled++;
+      return Reflect.construct(target, args);
+    },
+  });
+  try {
+    assertEquals(parseArguments(schema, { id: "x" }), { id: "x" });
+  } finally {
+    globalThis.Function = original;
+  }
+  assertEquals(compiled, 0, "zod compiled a parser");
+});
+
 Deno.test("arguments: bounds and integers read as English ('1 item', 'an integer')", () => {
   const schema = z.strictObject({
     list: z.array(z.string()).min(1).max(2).nullish(),
