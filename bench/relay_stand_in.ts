@@ -5,19 +5,28 @@
  * command line (if any) through a control-mode client of its own and reading
  * tmux's answer. Timed through the same SDK client, it is what any server on
  * Deno pays for the call whatever its own work: the client's, both pipes,
- * both hops and tmux's.
+ * both hops and tmux's. For a search it also decodes tmux's answer and tests
+ * every line with our pattern engine, as any search must.
  *
  * Usage: deno run --allow-read --allow-run=tmux bench/relay_stand_in.ts ANSWERS.json SOCKET SESSION
  *
  * @module
  */
 
+import { compilePattern, loadPatternEngine } from "../domain/pattern.ts";
 import { spawnControlClient } from "./control_floor.ts";
 
-/** A recorded call: our answer, and the tmux command line under it. */
+/** What a search matches every line of tmux's answer with. */
+export interface Search {
+  pattern: string;
+  ignoreCase: boolean;
+}
+
+/** A recorded call: our answer, the tmux command line under it, and what it searches for. */
 export interface Recorded {
   result: unknown;
   line?: string;
+  search?: Search;
 }
 
 /** Recorded calls, keyed by {@link callKey}. */
@@ -34,13 +43,20 @@ interface Request {
   params?: { name?: string; arguments?: unknown; protocolVersion?: string };
 }
 
+/** A command line waiting for its block's end; `text` collects the block when asked. */
+interface Waiting {
+  resolve(text: string): void;
+  text: string[] | null;
+}
+
 /** A control-mode client: sends command lines, resolving each at its block's end. */
 class ControlRelay {
   readonly #child: Deno.ChildProcess;
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
-  readonly #waiting: (() => void)[] = [];
+  readonly #waiting: Waiting[] = [];
   readonly #encoder = new TextEncoder();
   readonly #decoder = new TextDecoder();
+  readonly #textDecoder = new TextDecoder();
   /** The start of a `%` line the last chunk did not finish. */
   #partial: string | null = null;
   #atLineStart = true;
@@ -48,13 +64,18 @@ class ControlRelay {
   constructor(socketPath: string, session: string) {
     this.#child = spawnControlClient(socketPath, session);
     this.#writer = this.#child.stdin.getWriter();
-    this.#waiting.push(() => {}); // the attach's own block
+    this.#waiting.push({ resolve: () => {}, text: null }); // the attach's own block
     this.#read();
   }
 
-  /** Sends `line`; resolves once its block ended. */
-  send(line: string): Promise<void> {
-    const ended = new Promise<void>((resolve) => this.#waiting.push(resolve));
+  /**
+   * Sends `line`; resolves once its block ended, with the block's text
+   * decoded (its `%begin` and `%end` lines too) when `decode`, else "".
+   */
+  send(line: string, decode = false): Promise<string> {
+    const ended = new Promise<string>((resolve) =>
+      this.#waiting.push({ resolve, text: decode ? [] : null })
+    );
     this.#writer.write(this.#encoder.encode(line + "\n"));
     return ended;
   }
@@ -68,6 +89,8 @@ class ControlRelay {
 
   /** Looks only at lines starting with `%`, as any control client must, without decoding the rest. */
   #scan(bytes: Uint8Array): void {
+    // Calls come one at a time: every chunk until the block's end is its.
+    this.#waiting[0]?.text?.push(this.#textDecoder.decode(bytes, { stream: true }));
     let from = 0;
     if (this.#partial !== null) {
       const newline = bytes.indexOf(0x0a);
@@ -94,8 +117,18 @@ class ControlRelay {
   }
 
   #line(line: string): void {
-    if (/^%(?:end|error) \d+ \d+ \d+$/.test(line)) this.#waiting.shift()?.();
+    if (!/^%(?:end|error) \d+ \d+ \d+$/.test(line)) return;
+    const ended = this.#waiting.shift();
+    ended?.resolve(ended.text?.join("") ?? "");
   }
+}
+
+/** Lines of `text` that `search` matches; counted, so that no engine may skip the work. */
+function matchingLines(text: string, search: Search): number {
+  const matcher = compilePattern(search.pattern, { literal: false, ignoreCase: search.ignoreCase });
+  let hits = 0;
+  for (const line of text.split("\n")) if (matcher.test(line)) hits++;
+  return hits;
 }
 
 /** The answer line to `request`, or nothing for a notification. */
@@ -117,7 +150,13 @@ async function answer(request: Request, answers: Answers, relay?: ControlRelay) 
     const error = { code: -32601, message: `no recorded answer for ${request.method}` };
     return `{"jsonrpc":"2.0","id":${id},"error":${JSON.stringify(error)}}\n`;
   }
-  if (recorded.line !== undefined && relay) await relay.send(recorded.line);
+  if (recorded.line !== undefined && relay) {
+    const text = await relay.send(recorded.line, recorded.search !== undefined);
+    if (recorded.search && matchingLines(text, recorded.search) === 0) {
+      const error = { code: -32603, message: "the search matched no line" };
+      return `{"jsonrpc":"2.0","id":${id},"error":${JSON.stringify(error)}}\n`;
+    }
+  }
   return `{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify(recorded.result)}}\n`;
 }
 
@@ -127,6 +166,7 @@ async function writeAll(bytes: Uint8Array): Promise<void> {
 
 async function main([path, socketPath, session]: string[]): Promise<void> {
   const answers = JSON.parse(await Deno.readTextFile(path)) as Answers;
+  if (Object.values(answers).some((recorded) => recorded.search)) await loadPatternEngine();
   const relay = socketPath ? new ControlRelay(socketPath, session) : undefined;
   const encoder = new TextEncoder();
   const decoder = new TextDecoder();
