@@ -49,6 +49,9 @@ export interface Ended {
   end?: { x: number; y: number };
 }
 
+/** Starts the watch's line of the server's pid and the run's status. */
+const STATE_TAG = "tmux-mcp-state";
+
 /**
  * The watch on run `names` in `paneId`, counted before its line is typed:
  * once started, it ends when the frame signals, or when released, or after
@@ -65,7 +68,7 @@ function reserveRunWatch(
   return reserveWatch(ctx.tmux, names.channel, {
     before: [["set-option", "-p", "-t", target, names.watchOption, "1"]],
     then: [
-      ["display-message", "-p", "-t", target, `#{pid} #{${names.statusOption}}`],
+      ["display-message", "-p", "-t", target, `${STATE_TAG} #{pid} #{${names.statusOption}}`],
       ["capture-pane", "-p", "-J", "-S", `-${TAIL_ROWS}`, "-t", target],
       // Read: nobody needs them any more, and a run still going stores nothing.
       unset(names.statusOption),
@@ -127,8 +130,9 @@ export async function readEnded(
   frame: WatchedFrame,
   [stateOutput, rows]: string[],
 ): Promise<Ended | null> {
-  // The first line: a person's hook may print after it.
-  const state = stateOutput.split("\n", 1)[0];
+  // Tagged: a person's hook after display-message prints around it.
+  const tagged = stateOutput.split("\n").find((line) => line.startsWith(`${STATE_TAG} `));
+  const state = tagged?.slice(STATE_TAG.length + 1) ?? "";
   const space = state.indexOf(" ");
   checkServer(ctx.tmux, frame.serverPid, space < 0 ? state : state.slice(0, space));
   const value = space < 0 ? "" : state.slice(space + 1);

@@ -1,7 +1,9 @@
 /**
  * A person's tmux hooks run after our commands, in our clients: one that
  * fails must not fail a call that did its work (an agent told so would do
- * it again: type the keys twice, open a second window).
+ * it again: type the keys twice, open a second window), and what one prints
+ * must not reach a read's result (the control transport; the process
+ * transport cannot tell it apart: docs/tmux-quirks.md#a-persons-hooks).
  *
  * @module
  */
@@ -37,3 +39,50 @@ for (const transport of ["control", "process"]) {
     );
   });
 }
+
+/** Hooks after the commands the read tools send, each printing to the client that ran it. */
+const PRINTING_HOOKS = [
+  "after-capture-pane",
+  "after-display-message",
+  "after-list-panes",
+  "after-list-sessions",
+  "after-list-windows",
+  "after-show-options",
+];
+
+Deno.test("a person's printing hooks do not reach the reads [control]", async () => {
+  await withServer(setup(), async (fixture, session, pane) => {
+    for (const hook of PRINTING_HOOKS) {
+      await fixture.tmux("set-hook", "-g", hook, "display-message -p hook-printed");
+    }
+    // The hooks print into a tmux process's output: a fixture process sees them.
+    assertEquals((await fixture.tmux("list-sessions", "-F", "#{session_name}")).split("\n"), [
+      "main",
+      "hook-printed",
+    ]);
+    const reads: [string, Record<string, unknown>][] = [
+      ["list_sessions", {}],
+      ["list_panes", {}],
+      ["get_pane_info", { paneId: pane }],
+      ["capture_pane", { paneId: pane }],
+      ["snapshot_pane", { paneId: pane }],
+      ["capture_since", { paneId: pane }],
+      ["search_panes", { pattern: "hook" }],
+    ];
+    for (const [tool, args] of reads) {
+      const result = JSON.stringify(await session.ok(tool, args));
+      assertEquals(result.includes("hook-printed"), false, `${tool}: ${result}`);
+    }
+  });
+});
+
+Deno.test("a person's printing hooks around a run's watch leave its result whole [control]", async () => {
+  await withServer(setup(), async (fixture, session, pane) => {
+    // The watch's commands after its wait: markers, the state line, option unsets.
+    for (const hook of ["after-display-message", "after-set-option"]) {
+      await fixture.tmux("set-hook", "-g", hook, "display-message -p hook-printed");
+    }
+    const r = await run(session, pane, "printf 'a\\nb\\n'");
+    assertEquals([r.outcome, r.exitStatus, r.output.lines], ["completed", 0, ["a", "b"]]);
+  });
+});
