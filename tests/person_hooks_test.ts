@@ -76,6 +76,15 @@ Deno.test("a person's printing hooks do not reach the reads [control]", async ()
   });
 });
 
+Deno.test("a person's printing hook fails a listing on the process transport, naming hooks", async () => {
+  await withServer(setup({ args: ["--transport", "process"] }), async (fixture, session) => {
+    await fixture.tmux("set-hook", "-g", "after-list-sessions", "display-message -p hook-printed");
+    // Its line lands in the process's output after the records, where nothing tells it apart.
+    const error = await session.fails("list_sessions");
+    assertEquals(error.includes("A tmux hook that prints"), true, error);
+  });
+});
+
 Deno.test("a person's printing hooks around a run's watch leave its result whole [control]", async () => {
   await withServer(setup(), async (fixture, session, pane) => {
     // The watch's commands after its wait: markers, the state line, option unsets.

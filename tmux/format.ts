@@ -245,7 +245,9 @@ export class FormatError extends TmuxError {
     super(
       "failed",
       `could not read tmux's output: ${detail}`,
-      "This is a bug in tmux-mcp: please report it with the tool, its arguments and `tmux -V`.",
+      "A tmux hook that prints (set-hook with display-message -p or run-shell) does this on the " +
+        "process transport: use the control one. Else it is a bug in tmux-mcp: please report " +
+        "it with the tool, its arguments and `tmux -V`.",
     );
     this.name = "FormatError";
   }
