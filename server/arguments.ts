@@ -5,7 +5,7 @@
  * @module
  */
 
-import { z } from "zod";
+import type { z } from "zod";
 import { ToolError } from "../core/errors.ts";
 
 /** Parses `raw` with `schema`; throws a ToolError naming the argument at fault. */

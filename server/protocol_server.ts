@@ -124,8 +124,6 @@ export class ProtocolServer extends RpcEndpoint {
     this.#options = options;
     this.handle("initialize", (request) => this.#initialize(request));
     this.handle("ping", () => ({}));
-    // Accepted, and nothing waits for it.
-    this.setNotificationHandler("notifications/initialized", () => {});
     this.setNotificationHandler("notifications/cancelled", ({ params }) => {
       const id = params?.requestId;
       if (typeof id === "string" || typeof id === "number") this.cancel(id, params?.reason);
